@@ -1,0 +1,222 @@
+"""Simulation engine: R replications of (environment, policy) for T steps, compiled with numba.
+
+Two layers:
+
+* :func:`make_runner` composes an environment kernel and a policy kernel (plain numba
+  functions, see :mod:`banditrepro.environments` and :mod:`banditrepro.algorithms`) into one
+  compiled loop over replications and steps. It records, at the requested checkpoints,
+  cumulative metrics: the environment's per-arm metrics (pseudo-regret, expected reward, ...),
+  realised reward, threshold hits ("happiness"), arm switches, an optional policy metric, and
+  per-arm pull counts.
+* :class:`Simulation` is what the workflow runs for one (experiment, algorithm) cell: anything
+  with ``run(noise_keys, policy_keys, checkpoints) -> SimulationOutput``. Papers whose dynamics
+  do not fit the step loop (rounds, delays, censoring) provide their own compiled kernels behind
+  the same interface.
+
+Kernel protocols (all arguments numba-typed arrays/scalars; ``t`` is the 1-based step):
+
+* environment: ``env_step(env_params, env_state, noise_key, t, arm, pull_index, obs)``
+  writes the observation into ``obs`` (``obs[0]`` = realised reward);
+* policy: ``select(t, state, params, rng) -> arm``, ``update(t, state, params, arm, obs)``
+  and optionally ``step_metric(t, state, params, arm) -> float`` evaluated before the update.
+  ``state`` is a float64 ``(rows, n_arms)`` array, zero at the start of a replication.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+from numba import njit
+
+from . import rng as _rng
+
+
+@dataclass
+class SimulationOutput:
+    """Per-replication results of one (experiment, algorithm) cell.
+
+    ``curves[name]`` has shape (R, C) aligned with ``checkpoints``; ``finals[name]`` has
+    shape (R,) (one number per replication, e.g. rounds reached); ``pulls`` has shape
+    (R, C, n_arms) or is None.
+    """
+
+    checkpoints: np.ndarray
+    curves: dict[str, np.ndarray]
+    finals: dict[str, np.ndarray] = field(default_factory=dict)
+    pulls: np.ndarray | None = None
+
+
+class Simulation(Protocol):
+    def run(self, noise_keys: np.ndarray, policy_keys: np.ndarray, checkpoints: np.ndarray) -> SimulationOutput: ...
+
+
+@dataclass(frozen=True)
+class EnvironmentKernel:
+    name: str
+    step: Callable  # numba dispatcher
+    state_size: int = 0  # env_state length = state_size + state_per_arm * n_arms
+    obs_size: int = 1
+    state_per_arm: int = 0
+
+
+@dataclass(frozen=True)
+class PolicyKernel:
+    name: str
+    select: Callable
+    update: Callable
+    state_rows: int
+    step_metric: Callable | None = None
+    step_metric_name: str | None = None
+    # Python-side hook (params, horizon) -> params, e.g. to append a per-step table that
+    # would otherwise be recomputed in every replication.
+    prepare: Callable | None = None
+
+
+@njit(cache=True)
+def _no_metric(t, state, params, arm):
+    return 0.0
+
+
+_RUNNERS: dict[tuple, Callable] = {}
+
+
+def make_runner(env: EnvironmentKernel, policy: PolicyKernel) -> Callable:
+    """Compiled loop for this (environment, policy) pair (built once per process)."""
+    cache_key = (env.name, env.step, policy.name, policy.select, policy.update, policy.step_metric)
+    if cache_key in _RUNNERS:
+        return _RUNNERS[cache_key]
+    env_step = env.step
+    select = policy.select
+    update = policy.update
+    step_metric = policy.step_metric if policy.step_metric is not None else _no_metric
+    state_rows = policy.state_rows
+    env_state_base = env.state_size
+    env_state_per_arm = env.state_per_arm
+    obs_size = env.obs_size
+
+    @njit
+    def run(env_params, arm_values, happy_threshold, pol_params, noise_keys, policy_keys, checkpoints,
+            curves, pulls_out, record_pulls):
+        """curves: (R, n_arm_values + 4, C): arm metrics..., reward, happiness, switches, policy metric."""
+        n_reps = noise_keys.shape[0]
+        n_arms = arm_values.shape[1]
+        n_vals = arm_values.shape[0]
+        T = checkpoints[-1]
+        n_chk = checkpoints.shape[0]
+        acc = np.zeros(n_vals + 4)
+        for r in range(n_reps):
+            state = np.zeros((state_rows, n_arms))
+            env_state = np.zeros(max(env_state_base + env_state_per_arm * n_arms, 1))
+            obs = np.zeros(obs_size)
+            pulls = np.zeros(n_arms, dtype=np.int64)
+            stream = np.empty(4, dtype=np.uint64)
+            stream[0] = policy_keys[r]
+            stream[1] = _rng.TAG_POLICY
+            stream[2] = 0
+            stream[3] = 0
+            acc[:] = 0.0
+            prev = -1
+            c = 0
+            noise_key = noise_keys[r]
+            for t in range(1, T + 1):
+                arm = select(t, state, pol_params, stream)
+                acc[n_vals + 3] += step_metric(t, state, pol_params, arm)
+                env_step(env_params, env_state, noise_key, t, arm, pulls[arm], obs)
+                pulls[arm] += 1
+                update(t, state, pol_params, arm, obs)
+                for j in range(n_vals):
+                    acc[j] += arm_values[j, arm]
+                acc[n_vals] += obs[0]
+                if obs[0] >= happy_threshold:
+                    acc[n_vals + 1] += 1.0
+                if prev >= 0 and arm != prev:
+                    acc[n_vals + 2] += 1.0
+                prev = arm
+                if t == checkpoints[c]:
+                    for j in range(n_vals + 4):
+                        curves[r, j, c] = acc[j]
+                    if record_pulls:
+                        for i in range(n_arms):
+                            pulls_out[r, c, i] = pulls[i]
+                    c += 1
+                    if c == n_chk:
+                        break
+
+    _RUNNERS[cache_key] = run
+    return run
+
+
+@dataclass
+class StepSimulation:
+    """A finite-armed (environment, policy) cell run by the generic compiled step loop.
+
+    ``arm_values`` rows are per-arm increments of named cumulative metrics (e.g. the
+    pseudo-regret gap of each arm) and ``arm_value_names`` names them. ``happy_threshold``
+    turns on the count of steps with realised reward >= threshold ("happiness").
+    """
+
+    env: EnvironmentKernel
+    env_params: np.ndarray
+    arm_values: np.ndarray
+    arm_value_names: tuple[str, ...]
+    policy: PolicyKernel
+    policy_params: np.ndarray
+    happy_threshold: float | None = None
+    record_pulls: bool = True
+
+    def run(self, noise_keys: np.ndarray, policy_keys: np.ndarray, checkpoints: np.ndarray) -> SimulationOutput:
+        checkpoints = np.asarray(checkpoints, dtype=np.int64)
+        if checkpoints.ndim != 1 or checkpoints.size == 0 or np.any(np.diff(checkpoints) <= 0) or checkpoints[0] < 1:
+            raise ValueError("checkpoints must be a non-empty strictly increasing sequence of steps >= 1")
+        runner = make_runner(self.env, self.policy)
+        n_reps = len(noise_keys)
+        arm_values = np.ascontiguousarray(self.arm_values, dtype=np.float64)
+        n_vals, n_arms = arm_values.shape
+        curves = np.zeros((n_reps, n_vals + 4, len(checkpoints)))
+        pulls = np.zeros((n_reps, len(checkpoints), n_arms) if self.record_pulls else (1, 1, 1), dtype=np.int64)
+        thr = np.inf if self.happy_threshold is None else float(self.happy_threshold)
+        pol_params = np.asarray(self.policy_params, dtype=np.float64)
+        if self.policy.prepare is not None:
+            pol_params = self.policy.prepare(pol_params, int(checkpoints[-1]))
+        runner(np.ascontiguousarray(self.env_params, dtype=np.float64), arm_values, thr,
+               np.ascontiguousarray(pol_params),
+               np.asarray(noise_keys, dtype=np.uint64), np.asarray(policy_keys, dtype=np.uint64),
+               checkpoints, curves, pulls, self.record_pulls)
+        out = {name: curves[:, j, :] for j, name in enumerate(self.arm_value_names)}
+        out["reward"] = curves[:, n_vals, :]
+        if self.happy_threshold is not None:
+            out["happiness"] = curves[:, n_vals + 1, :]
+        out["switches"] = curves[:, n_vals + 2, :]
+        if self.policy.step_metric is not None:
+            out[self.policy.step_metric_name or "policy_metric"] = curves[:, n_vals + 3, :]
+        return SimulationOutput(checkpoints=checkpoints, curves=out, pulls=pulls if self.record_pulls else None)
+
+
+def checkpoint_grid(horizon: int, spec: dict | None) -> np.ndarray:
+    """Steps at which curves are recorded. spec: {every: k} | {points: n, spacing: linear|log} | {at: [...]}.
+
+    The horizon is always included.
+    """
+    spec = spec or {"every": 1}
+    if "at" in spec:
+        pts = np.asarray(spec["at"], dtype=np.int64)
+    elif "every" in spec:
+        pts = np.arange(int(spec["every"]), horizon + 1, int(spec["every"]), dtype=np.int64)
+    else:
+        n = int(spec.get("points", 200))
+        if spec.get("spacing", "linear") == "log":
+            pts = np.unique(np.round(np.geomspace(1, horizon, n)).astype(np.int64))
+        else:
+            pts = np.unique(np.round(np.linspace(1, horizon, n)).astype(np.int64))
+    pts = pts[(pts >= 1) & (pts <= horizon)]
+    return np.unique(np.append(pts, horizon)).astype(np.int64)
+
+
+def summarize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Mean and standard error over replications (axis 0); se uses the n-1 sample sd."""
+    n = values.shape[0]
+    mean = values.mean(axis=0)
+    se = values.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.full_like(mean, np.nan)
+    return mean, se, n

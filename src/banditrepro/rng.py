@@ -1,0 +1,226 @@
+"""Counter-based random numbers for compiled simulation kernels.
+
+Why counter-based: a draw is a pure function of (key, counter), so
+
+* the k-th reward of arm i in replication r is the same number for every algorithm
+  (common random numbers, paired comparisons) without storing a T x N table;
+* results do not depend on how replications are split into shards or jobs;
+* streams never overlap: each replication's 64-bit key comes from its own
+  ``numpy.random.SeedSequence`` child (see :mod:`banditrepro.seeding`), and Philox
+  with distinct keys gives independent permutations of the counter space.
+
+The generator is Philox4x32-10 (Salmon et al., SC'11, "Parallel random numbers: as
+easy as 1, 2, 3"); ``tests/test_rng.py`` checks it against the Random123 known-answer
+vectors. A counter is four 32-bit words ``(idx_lo, idx_hi, sub, tag)``: ``tag`` names
+the purpose (arm rewards, policy coins, ...), ``sub`` a sub-stream (e.g. the arm) and
+``idx`` the position (e.g. the pull number).
+
+A *stream* is a ``uint64[4]`` array ``(key, tag, sub, next_idx)`` for code that needs
+sequential draws (policy randomisation); ``stream_*`` functions advance ``next_idx``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+_M32 = np.uint64(0xFFFFFFFF)
+_PHILOX_M0 = np.uint64(0xD2511F53)
+_PHILOX_M1 = np.uint64(0xCD9E8D57)
+_PHILOX_W0 = np.uint64(0x9E3779B9)
+_PHILOX_W1 = np.uint64(0xBB67AE85)
+_S32 = np.uint64(32)
+_TWO_PI = 2.0 * math.pi
+_INV_2_53 = 1.0 / 9007199254740992.0
+
+# Purpose tags (the fourth counter word). Environments and policies must not share tags.
+TAG_ARM = 1  # per-(arm, pull) reward draws of stochastic environments
+TAG_ENV = 2  # per-step exogenous environment randomness
+TAG_POLICY = 3  # policy randomisation
+TAG_AUX = 4  # anything else (e.g. stand-in data generation)
+
+
+@njit(cache=True, inline="always")
+def philox4x32(c0, c1, c2, c3, key):
+    """Philox4x32-10 block: four uint32 words (held in uint64) from a 64-bit key."""
+    k0 = np.uint64(key) & _M32
+    k1 = np.uint64(key) >> _S32
+    c0 = np.uint64(c0) & _M32
+    c1 = np.uint64(c1) & _M32
+    c2 = np.uint64(c2) & _M32
+    c3 = np.uint64(c3) & _M32
+    for rnd in range(10):
+        p0 = _PHILOX_M0 * c0
+        p1 = _PHILOX_M1 * c2
+        n0 = ((p1 >> _S32) ^ c1 ^ k0) & _M32
+        n1 = p1 & _M32
+        n2 = ((p0 >> _S32) ^ c3 ^ k1) & _M32
+        n3 = p0 & _M32
+        c0, c1, c2, c3 = n0, n1, n2, n3
+        k0 = (k0 + _PHILOX_W0) & _M32
+        k1 = (k1 + _PHILOX_W1) & _M32
+    return c0, c1, c2, c3
+
+
+@njit(cache=True, inline="always")
+def _to_unit(a, b):
+    """53-bit float in (0, 1] from two 32-bit words (never 0, so log() is safe)."""
+    return (float((a >> np.uint64(5)) * np.uint64(67108864) + (b >> np.uint64(6))) + 1.0) * _INV_2_53
+
+
+@njit(cache=True)
+def uniform2(key, tag, sub, idx):
+    """Two independent U(0, 1] variates at counter (idx, sub, tag)."""
+    idx = np.uint64(idx)
+    r0, r1, r2, r3 = philox4x32(idx & _M32, idx >> _S32, sub, tag, key)
+    return _to_unit(r0, r1), _to_unit(r2, r3)
+
+
+@njit(cache=True)
+def uniform(key, tag, sub, idx):
+    return uniform2(key, tag, sub, idx)[0]
+
+
+@njit(cache=True)
+def normal(key, tag, sub, idx):
+    """Standard normal at counter (idx, sub, tag) (Box-Muller on one Philox block)."""
+    u1, u2 = uniform2(key, tag, sub, idx)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
+
+
+@njit(cache=True)
+def normal_pair(key, tag, sub, idx):
+    """Two independent standard normals at counter (idx, sub, tag) (both Box-Muller outputs)."""
+    u1, u2 = uniform2(key, tag, sub, idx)
+    radius = math.sqrt(-2.0 * math.log(u1))
+    angle = _TWO_PI * u2
+    return radius * math.cos(angle), radius * math.sin(angle)
+
+
+@njit(cache=True)
+def exponential(key, tag, sub, idx):
+    return -math.log(uniform(key, tag, sub, idx))
+
+
+@njit(cache=True)
+def gamma(shape, key, tag, sub, idx):
+    """Gamma(shape, 1) by Marsaglia-Tsang; uses counters idx*64 .. idx*64+63 of (sub, tag).
+
+    Attempt j uses counter base+2j for its normal and base+2j+1 for its acceptance uniform;
+    rejections are rare (< 5 % for shape >= 1), so 31 attempts leave a failure probability
+    below 1e-40, after which the mode is returned.
+    """
+    if shape <= 0.0:
+        return 0.0
+    boost = 1.0
+    base = np.uint64(idx) * np.uint64(64)
+    if shape < 1.0:
+        # Gamma(a) = Gamma(a + 1) * U^(1/a)
+        boost = uniform(key, tag, sub, base + np.uint64(63)) ** (1.0 / shape)
+        shape += 1.0
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    for j in range(31):
+        z = normal(key, tag, sub, base + np.uint64(2 * j))
+        v = 1.0 + c * z
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = uniform(key, tag, sub, base + np.uint64(2 * j + 1))
+        if math.log(u) < 0.5 * z * z + d - d * v + d * math.log(v):
+            return d * v * boost
+    return d * boost
+
+
+@njit(cache=True)
+def beta(a, b, key, tag, sub, idx):
+    """Beta(a, b) from two gammas on sub-streams 2*sub and 2*sub+1."""
+    x = gamma(a, key, tag, np.uint64(2) * np.uint64(sub), idx)
+    y = gamma(b, key, tag, np.uint64(2) * np.uint64(sub) + np.uint64(1), idx)
+    if x + y == 0.0:
+        return 0.5
+    return x / (x + y)
+
+
+# --- sequential streams -------------------------------------------------------------
+
+
+def new_stream(key: int, tag: int = TAG_POLICY, sub: int = 0) -> np.ndarray:
+    """A fresh sequential stream ``(key, tag, sub, next_idx)``."""
+    return np.array([key, tag, sub, 0], dtype=np.uint64)
+
+
+@njit(cache=True)
+def stream_uniform(st):
+    i = st[3]
+    st[3] = i + np.uint64(1)
+    return uniform(st[0], st[1], st[2], i)
+
+
+@njit(cache=True)
+def stream_normal(st):
+    i = st[3]
+    st[3] = i + np.uint64(1)
+    return normal(st[0], st[1], st[2], i)
+
+
+@njit(cache=True)
+def stream_integer(st, n):
+    """Uniform integer in [0, n)."""
+    k = int(stream_uniform(st) * n)  # u in (0,1] -> k in [0, n]; fold the measure-zero top
+    return n - 1 if k >= n else k
+
+
+@njit(cache=True)
+def stream_choice_from_mask(st, mask):
+    """Uniformly random index among True entries of ``mask``; -1 if none."""
+    m = 0
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            m += 1
+    if m == 0:
+        return -1
+    j = stream_integer(st, m)
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            if j == 0:
+                return i
+            j -= 1
+    return -1
+
+
+@njit(cache=True)
+def stream_categorical(st, probs):
+    """Index drawn with probabilities ``probs`` (need not be normalised exactly)."""
+    total = 0.0
+    for i in range(probs.shape[0]):
+        total += probs[i]
+    u = stream_uniform(st) * total
+    acc = 0.0
+    for i in range(probs.shape[0]):
+        acc += probs[i]
+        if u <= acc:
+            return i
+    return probs.shape[0] - 1
+
+
+@njit(cache=True)
+def stream_argmax_random_ties(st, values):
+    """argmax with uniformly random tie-breaking among exact maxima."""
+    best = -np.inf
+    count = 0
+    choice = 0
+    for i in range(values.shape[0]):
+        v = values[i]
+        if v > best:
+            best = v
+            count = 1
+            choice = i
+        elif v == best:
+            count += 1
+            # reservoir sampling keeps each tied index with probability 1/count
+            if stream_uniform(st) * count <= 1.0:
+                choice = i
+    return choice
