@@ -1,0 +1,212 @@
+"""Unit tests of the penalized-fairness policies against hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from banditrepro import rng
+from banditrepro.algorithms import fairness as fair
+from banditrepro.algorithms.ucb import ucb1
+from banditrepro.engine import StepSimulation
+from banditrepro.environments.finite import gaussian_arms, threshold_gaps
+from banditrepro import fairness_simulation as fs
+
+
+def _state(counts, sums, queues=None):
+    counts = np.asarray(counts, dtype=np.float64)
+    state = np.zeros((fair.STATE_ROWS, counts.size))
+    state[fair.COUNT] = counts
+    state[fair.SUM] = sums
+    state[fair.MEAN] = np.asarray(sums) / counts
+    state[fair.INV_SQRT_N] = 1.0 / np.sqrt(counts)
+    if queues is not None:
+        state[fair.QUEUE] = queues
+    return state
+
+
+def _stream(key=7):
+    return rng.new_stream(key)
+
+
+# Hand case: round t = 12, N = (5, 3, 3), S = (2.5, 1.8, 0.3) -> means (.5, .6, .1),
+# radius sqrt(2 ln 12) = 2.2293; UCB indices 1.4970, 1.8871, 1.3871.
+T_HAND = 12
+COUNTS = [5, 3, 3]
+SUMS = [2.5, 1.8, 0.3]
+
+
+def _ucb(k):
+    return SUMS[k] / COUNTS[k] + math.sqrt(2 * math.log(T_HAND) / COUNTS[k])
+
+
+def test_hand_ucb_indices():
+    assert [round(_ucb(k), 4) for k in range(3)] == [1.4970, 1.8871, 1.3871]
+
+
+def test_ht_ucb_without_bonus_is_ucb1_argmax():
+    params = fair.ht_ucb_params([0.25, 0.25, 0.25], [0.0, 1.0, 1.0])
+    # tau_k t = 3 = N_2 = N_3: the strict threshold gives no bonus, so arm 1 (0-based) wins.
+    assert fair._ht_ucb_select(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 1
+
+
+def test_ht_ucb_threshold_is_strict_not_floored():
+    # arm 1 has N = 3 = tau t: a non-strict threshold would add A = 1 and make it win by far;
+    # arm 2 has tau t = 4 > 3 and gets A = 0.6: 1.3871 + 0.6 = 1.9871 > 1.8871.
+    params = fair.ht_ucb_params([0.25, 0.25, 1 / 3], [0.0, 1.0, 0.6])
+    assert fair._ht_ucb_select(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 2
+    # A = 0.4 is not enough: 1.7871 < 1.8871.
+    params = fair.ht_ucb_params([0.25, 0.25, 1 / 3], [0.0, 1.0, 0.4])
+    assert fair._ht_ucb_select(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 1
+    # tau_2 t = 3.24 > N_2 = 3: floor(3.24) = 3 would not trigger, the unfloored threshold does
+    # (1.3871 + 0.55 = 1.9371 > 1.8871).
+    params = fair.ht_ucb_params([0.25, 0.25, 0.27], [0.0, 0.0, 0.55])
+    assert fair._ht_ucb_select(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 2
+
+
+@pytest.mark.parametrize("select", [fair._ht_ucb_select, fair._flearn_select, fair._lfg_select])
+def test_initialisation_pulls_arm_n_in_round_n(select):
+    params = np.zeros((fair.PARAM_ROWS, 4))
+    params[2] = 1.0
+    state = np.zeros((fair.STATE_ROWS, 4))
+    assert [select(t, state, params, _stream()) for t in range(1, 5)] == [0, 1, 2, 3]
+
+
+def test_flearn_plays_ucb_when_no_deficit_exceeds_alpha():
+    # deficits 0.25 * 11 - N = (-2.25, -0.25, -0.25) <= 0
+    params = fair.flearn_params([0.25, 0.25, 0.25], 0.0)
+    assert fair._flearn_select(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 1
+
+
+def test_flearn_serves_largest_deficit_with_random_ties():
+    # N = (7, 2, 2): deficits (-4.25, 0.75, 0.75) -> arms 1 and 2 tie; arm 0 has the best UCB.
+    sums = [6.3, 0.2, 0.2]
+    params = fair.flearn_params([0.25, 0.25, 0.25], 0.0)
+    picks = [fair._flearn_select(T_HAND, _state([7, 2, 2], sums), params, _stream(key)) for key in range(400)]
+    assert set(picks) == {1, 2}
+    assert 150 < picks.count(1) < 250  # Binomial(400, 1/2): +-5 sd
+    # alpha = 0.75: the deficit must strictly exceed alpha, so UCB1 decides (arm 0 here).
+    params = fair.flearn_params([0.25, 0.25, 0.25], 0.75)
+    ucb = [0.9 + math.sqrt(2 * math.log(12) / 7), 0.1 + math.sqrt(2 * math.log(12) / 2)]
+    assert ucb[0] > ucb[1]
+    assert fair._flearn_select(T_HAND, _state([7, 2, 2], sums), params, _stream()) == 0
+
+
+def test_lfg_queue_update_and_capped_score():
+    tau = [0.2, 0.3, 0.5]
+    params = fair.lfg_params(tau, eta0=2.0, rcap=1.0)
+    state = _state([4, 4, 3], [1.6, 3.2, 0.9], queues=[0.0, 0.1, 0.0])
+    fair._lfg_update(12, state, params, 0, np.array([0.5]))
+    np.testing.assert_allclose(state[fair.QUEUE], [0.0, 0.4, 0.5])  # max(0 + .2 - 1, 0), .1 + .3, 0 + .5
+    assert state[fair.COUNT, 0] == 5 and state[fair.SUM, 0] == pytest.approx(2.1)
+    # round 13: UCBs .42 + 1.0130, .8 + 1.1325 -> capped at 1, .3 + 1.3077; scores = Q + 2 * min(UCB, 1)
+    r = math.sqrt(2 * math.log(13))
+    ucb = np.minimum(np.array([2.1 / 5 + r / math.sqrt(5), 0.8 + r / 2, 0.3 + r / math.sqrt(3)]), 1.0)
+    scores = state[fair.QUEUE] + 2.0 * ucb
+    assert fair._lfg_select(13, state, params, _stream()) == int(np.argmax(scores)) == 2
+
+
+def test_lfg_uses_start_of_round_queue():
+    # Arm 0 has the larger queue now (0.5 vs 0.3); after any update of this round arm 1's would be
+    # at least 0.7 > arm 0's 0.6. With eta0 = 0 LFG must pick by the current queue: arm 0.
+    params = fair.lfg_params([0.1, 0.4], eta0=0.0)
+    state = _state([5, 5], [1.0, 1.0], queues=[0.5, 0.3])
+    assert fair._lfg_select(11, state, params, _stream()) == 0
+
+
+def test_argmax_random_ties_is_uniform_over_maxima():
+    scores = np.array([1.0, 3.0, 2.0, 3.0, 3.0])
+    stream = _stream(11)
+    picks = np.array([fair.argmax_random_ties(scores, stream) for _ in range(3000)])
+    counts = np.bincount(picks, minlength=5)
+    assert counts[0] == counts[2] == 0
+    expected = 1000.0
+    chi2 = ((counts[[1, 3, 4]] - expected) ** 2 / expected).sum()
+    assert chi2 < 13.8  # chi-square(2) 0.999 quantile
+
+
+def test_parameter_validation():
+    with pytest.raises(ValueError):
+        fair.ht_ucb_params([0.6, 0.6], 0.1)  # sum tau > 1
+    with pytest.raises(ValueError):
+        fair.ht_ucb_params([0.1, 0.1], -0.1)
+    with pytest.raises(ValueError):
+        fair.flearn_params([0.1, 0.1], -1.0)
+    with pytest.raises(ValueError):
+        fair.lfg_params([0.1, 0.1], -1.0)
+
+
+# --- whole runs ------------------------------------------------------------------------------
+
+MEANS = np.array([0.9, 0.7, 0.6, 0.5, 0.4])
+K = MEANS.size
+
+
+def _step_pulls(policy, params, horizon, n_reps=6, seed=3):
+    env, env_params = gaussian_arms(MEANS, 1.0 / K)
+    sim = StepSimulation(env, env_params, threshold_gaps(MEANS, MEANS.max())[None, :], ("regret",), policy, params)
+    keys = np.arange(1, n_reps + 1, dtype=np.uint64) * np.uint64(1000003) + np.uint64(seed)
+    out = sim.run(keys, keys + np.uint64(17), np.array([horizon]))
+    return out.pulls[:, 0, :]
+
+
+def test_ht_ucb_with_zero_penalty_is_ucb1():
+    kernel, params = ucb1()
+    reference = _step_pulls(kernel, params, 2000)
+    ours = _step_pulls(fair.HT_UCB, fair.ht_ucb_params(np.full(K, 0.1), 0.0), 2000)
+    np.testing.assert_array_equal(ours, reference)
+
+
+def test_flearn_with_huge_alpha_is_ucb1():
+    kernel, params = ucb1()
+    reference = _step_pulls(kernel, params, 2000)
+    ours = _step_pulls(fair.FLEARN, fair.flearn_params(np.full(K, 0.1), 1e9), 2000)
+    np.testing.assert_array_equal(ours, reference)
+
+
+def test_flearn_alpha_zero_is_anytime_fair():
+    tau = np.full(K, 0.15)
+    env_kind, env_params = fs.reward_params("gaussian", MEANS, 1.0 / K)
+    checkpoints = np.arange(K, 1501)
+    pulls = fs.run_batch("flearn", env_kind, fair.flearn_params(tau, 0.0)[None], env_params, [0], [5], [9], [0],
+                         1500, checkpoints)[0]
+    deficit = tau[None, :] * checkpoints[:, None] - pulls
+    assert deficit.max() <= 1.0 + 1e-9
+
+
+def test_lfg_eta0_zero_is_round_robin():
+    tau = np.full(K, 1.0 / (2 * K))
+    env_kind, env_params = fs.reward_params("gaussian", MEANS, 1.0 / K)
+    pulls = fs.run_batch("lfg", env_kind, fair.lfg_params(tau, 0.0)[None], env_params, [0], [5], [9], [0],
+                         1003, np.array([1003]))[0, 0]
+    assert pulls.sum() == 1003 and pulls.max() - pulls.min() <= 1
+
+
+@pytest.mark.parametrize("algorithm", ["ht_ucb", "flearn", "lfg"])
+def test_batch_runner_matches_generic_step_engine(algorithm):
+    tau = np.full(K, 0.12)
+    params = {"ht_ucb": fair.ht_ucb_params(tau, 0.25), "flearn": fair.flearn_params(tau, 3.0),
+              "lfg": fair.lfg_params(tau, 40.0)}[algorithm]
+    n_reps = 4
+    reference = _step_pulls(fair.KERNELS[algorithm], params, 1500, n_reps=n_reps)
+    keys = np.arange(1, n_reps + 1, dtype=np.uint64) * np.uint64(1000003) + np.uint64(3)
+    env_kind, env_params = fs.reward_params("gaussian", MEANS, 1.0 / K)
+    ours = fs.run_batch(algorithm, env_kind, np.repeat(params[None], n_reps, 0), env_params, np.zeros(n_reps, int),
+                        keys, keys + np.uint64(17), np.zeros(n_reps, int), 1500, np.array([1500]))[:, 0, :]
+    np.testing.assert_array_equal(ours, reference)
+
+
+def test_batch_rows_are_independent_of_grouping_and_fill_missing_checkpoints():
+    tau = np.full(K, 0.1)
+    env_kind, env_params = fs.reward_params("gaussian", MEANS, 1.0 / K)
+    params = np.stack([fair.ht_ucb_params(tau, a) for a in (0.05, 0.2, 0.5)])
+    keys = np.array([11, 12, 13], dtype=np.uint64)
+    together = fs.run_batch("ht_ucb", env_kind, params, env_params, [0, 0, 0], keys, keys, [0, 1, 2],
+                            [500, 800, 1000], np.array([500, 1000]))
+    alone = fs.run_batch("ht_ucb", env_kind, params[2:], env_params, [0], keys[2:], keys[2:], [2], [1000],
+                         np.array([500, 1000]))
+    np.testing.assert_array_equal(together[2], alone[0])
+    assert np.all(together[0, 1] == -1) and together[0, 0].sum() == 500
+    assert np.all(together[1, 1] == -1) and together[2, 1].sum() == 1000
