@@ -1,0 +1,33 @@
+# banditrepro: rebuild every figure, table and claim verdict of five multi-armed-bandit papers.
+#   snakemake --cores 8                         everything (scale from config/config.yaml, default "paper")
+#   snakemake --cores 2 satisficing_ucl         one paper
+#   snakemake --cores 2 --config scale=smoke    quick run with few replications
+#   snakemake --cores 2 datasets                fetch, verify and preprocess the data sets
+from pathlib import Path
+
+from snakemake.utils import min_version, validate
+
+min_version("8.20")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+REPO_ROOT = Path(workflow.basedir).resolve()
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/plot.smk"
+include: "workflow/rules/report.smk"
+
+
+for _extra in paper_rule_files():
+
+    include: _extra
+
+
+include: "workflow/rules/targets.smk"

@@ -1,0 +1,176 @@
+"""Paper configurations (``config/papers/<paper>.yaml``): loading, validation, scale resolution.
+
+Any value in a paper config may be ``{paper: x, smoke: y}``; it is replaced by the value of the
+active scale. Everything downstream (shards, builders, provenance) sees resolved values only.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import yaml
+
+from ..engine import checkpoint_grid
+
+SCALES = ("paper", "smoke")
+PAPER_SCHEMA = Path("workflow/schemas/paper.schema.yaml")
+
+
+class ConfigError(ValueError):
+    """A paper or workflow configuration is invalid; the message names the offending key."""
+
+
+def resolve_scale(value, scale: str):
+    """Replace every ``{paper: x, smoke: y}`` mapping by the entry of ``scale``, recursively."""
+    if isinstance(value, dict):
+        if value and set(value) <= set(SCALES):
+            if set(value) != set(SCALES):
+                raise ConfigError(f"scale-dependent value {value!r} must give both 'paper' and 'smoke'")
+            return resolve_scale(value[scale], scale)
+        return {k: resolve_scale(v, scale) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_scale(v, scale) for v in value]
+    return value
+
+
+@dataclass
+class ExperimentSpec:
+    paper: str
+    id: str
+    builder: str
+    horizon: int
+    replications: int
+    checkpoints: np.ndarray
+    params: dict
+    algorithms: dict[str, dict]
+    data: list[str]
+    requires: list[str]
+    common_random_numbers: bool
+    repo_root: Path
+    config: dict = field(repr=False)  # resolved config subset (provenance)
+
+    def shards(self, shard_size: int) -> list[tuple[int, int]]:
+        """Replication blocks [start, stop) of at most ``shard_size`` replications."""
+        n = math.ceil(self.replications / shard_size)
+        return [(i * shard_size, min((i + 1) * shard_size, self.replications)) for i in range(n)]
+
+    def label(self, algorithm: str) -> str:
+        return self.algorithms[algorithm].get("label", algorithm)
+
+
+@dataclass
+class PaperSpec:
+    paper: str
+    title: str
+    scale: str
+    experiments: dict[str, ExperimentSpec]
+    figures: dict[str, dict]
+    claims: list[dict]
+    tables: dict[str, dict]
+    resolutions: list[dict]
+    config: dict = field(repr=False)
+
+    def figure_experiments(self, figure: str) -> list[str]:
+        seen: list[str] = []
+        for panel in self.figures[figure]["panels"]:
+            for exp in panel_experiments(panel):
+                if exp not in seen:
+                    seen.append(exp)
+        return seen
+
+    def figure_datasets(self, figure: str) -> list[str]:
+        out: list[str] = []
+        for exp in self.figure_experiments(figure):
+            for d in self.experiments[exp].data:
+                if d not in out:
+                    out.append(d)
+        return out
+
+    def algorithm_order(self) -> list[str]:
+        """Algorithm ids in first-appearance order (fixes one colour per algorithm per paper)."""
+        order: list[str] = []
+        for exp in self.experiments.values():
+            for a in exp.algorithms:
+                if a not in order:
+                    order.append(a)
+        return order
+
+
+def panel_experiments(panel: dict) -> list[str]:
+    if "experiment" in panel:
+        return [panel["experiment"]]
+    return list(panel.get("experiments", []))
+
+
+def paper_config_path(repo_root: Path, paper: str) -> Path:
+    return Path(repo_root) / "config" / "papers" / f"{paper}.yaml"
+
+
+def load_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") -> PaperSpec:
+    """Read, validate and scale-resolve a paper config, and import its registered functions."""
+    repo_root = Path(repo_root).resolve()
+    if scale not in SCALES:
+        raise ConfigError(f"scale must be one of {SCALES}, got {scale!r}")
+    path = paper_config_path(repo_root, paper)
+    if not path.exists():
+        raise ConfigError(f"no paper config {path}")
+    raw = yaml.safe_load(path.read_text())
+    schema = yaml.safe_load((repo_root / PAPER_SCHEMA).read_text())
+    try:
+        jsonschema.validate(raw, schema)
+    except jsonschema.ValidationError as err:
+        where = "/".join(str(p) for p in err.absolute_path) or "<top level>"
+        raise ConfigError(f"{path}: invalid value at '{where}': {err.message}") from None
+    if raw["paper"] != paper:
+        raise ConfigError(f"{path}: 'paper' is {raw['paper']!r}, expected {paper!r}")
+    importlib.import_module(f"banditrepro.experiments.{paper}")  # registers builders, checks, ...
+    resolved = resolve_scale(copy.deepcopy(raw), scale)
+    experiments = {}
+    for exp_id, exp in resolved["experiments"].items():
+        horizon = int(exp["horizon"])
+        experiments[exp_id] = ExperimentSpec(
+            paper=paper, id=exp_id, builder=exp["builder"], horizon=horizon,
+            replications=int(exp["replications"]),
+            checkpoints=checkpoint_grid(horizon, exp.get("checkpoints")),
+            params=exp.get("params", {}), algorithms=exp["algorithms"], data=exp.get("data", []),
+            requires=exp.get("requires", []), common_random_numbers=exp.get("common_random_numbers", True),
+            repo_root=repo_root, config=exp)
+    spec = PaperSpec(paper=paper, title=resolved["title"], scale=scale, experiments=experiments,
+                     figures=resolved.get("figures", {}), claims=resolved.get("claims", []),
+                     tables=resolved.get("tables", {}), resolutions=resolved.get("resolutions", []),
+                     config=resolved)
+    _check_references(spec, path)
+    return spec
+
+
+def _check_references(spec: PaperSpec, path: Path) -> None:
+    """Cross-references that a JSON schema cannot express."""
+    for fig_id, fig in spec.figures.items():
+        for panel in fig["panels"]:
+            for exp in panel_experiments(panel):
+                if exp not in spec.experiments:
+                    raise ConfigError(f"{path}: figures/{fig_id}/panel {panel['id']}: unknown experiment {exp!r}")
+                for algo in panel.get("algorithms", []):
+                    if algo not in spec.experiments[exp].algorithms:
+                        raise ConfigError(f"{path}: figures/{fig_id}/panel {panel['id']}: unknown algorithm {algo!r}")
+    for claim in spec.claims:
+        if claim["figure"] not in spec.figures:
+            raise ConfigError(f"{path}: claim {claim['id']}: unknown figure {claim['figure']!r}")
+    ids = [c["id"] for c in spec.claims]
+    if len(ids) != len(set(ids)):
+        raise ConfigError(f"{path}: duplicate claim ids")
+
+
+def shard_name(start: int, stop: int) -> str:
+    return f"r{start:06d}-{stop:06d}"
+
+
+def parse_shard_name(name: str) -> tuple[int, int]:
+    a, b = name[1:].split("-")
+    return int(a), int(b)

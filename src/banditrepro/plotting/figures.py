@@ -1,0 +1,105 @@
+"""Render a paper figure from its summary and reference curves."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from ..experiments.registry import PANEL_PLOTTERS, lookup  # noqa: E402
+from ..experiments.spec import PaperSpec, panel_experiments  # noqa: E402
+
+# Okabe-Ito first (colour-blind safe; its yellow is dropped: unreadable on white), then tab10 extras
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#7F7F7F",
+           "#8C564B", "#17BECF", "#BCBD22", "#9467BD"]
+REF_STYLES = ["--", ":", "-.", (0, (5, 1, 1, 1))]
+
+
+@dataclass
+class Style:
+    colors: dict[str, str]
+    labels: dict[str, str]
+
+    @classmethod
+    def for_paper(cls, spec: PaperSpec) -> "Style":
+        order = spec.algorithm_order()
+        colors = {a: PALETTE[i % len(PALETTE)] for i, a in enumerate(order)}
+        labels = {}
+        for exp in spec.experiments.values():
+            for a in exp.algorithms:
+                labels.setdefault(a, exp.label(a))
+        return cls(colors=colors, labels=labels)
+
+
+def _curve_panel(ax, ctx, figure: str, panel: dict, style: Style) -> None:
+    summary = ctx.summary(figure)
+    refs = ctx.references(figure)
+    metric = panel["metric"]
+    algorithms = panel.get("algorithms")
+    if not algorithms:
+        algorithms = []
+        for exp in panel_experiments(panel):
+            algorithms += [a for a in ctx.spec.experiments[exp].algorithms if a not in algorithms]
+    for algo in algorithms:
+        d = summary[(summary.panel == panel["id"]) & (summary.algorithm == algo) & (summary.metric == metric)]
+        d = d.sort_values("t")
+        color = style.colors.get(algo, "black")
+        ax.plot(d.t, d["mean"], color=color, lw=1.6, label=style.labels.get(algo, algo))
+        if len(d) > 1 and d.se.notna().any():
+            ax.fill_between(d.t, d["mean"] - d.se, d["mean"] + d.se, color=color, alpha=0.2, lw=0)
+    panel_refs = refs[refs.panel == panel["id"]]
+    for i, (curve, d) in enumerate(panel_refs.groupby("curve", sort=False)):
+        d = d.sort_values("t")
+        ax.plot(d.t, d.value, color="0.25", ls=REF_STYLES[i % len(REF_STYLES)], lw=1.2, label=d.label.iloc[0])
+
+
+def plot_figure(ctx, figure: str, standin: bool = False):
+    spec: PaperSpec = ctx.spec
+    fig_spec = spec.figures[figure]
+    panels = fig_spec["panels"]
+    rows, cols = fig_spec.get("layout", [1, len(panels)])
+    width, height = fig_spec.get("size", [4.5 * cols, 3.4 * rows])
+    style = Style.for_paper(spec)
+    fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False, sharex=fig_spec.get("sharex", False))
+    for ax, panel in zip(axes.flat, panels):
+        kind = panel.get("kind", "curve")
+        if kind == "curve":
+            _curve_panel(ax, ctx, figure, panel, style)
+        else:
+            lookup(PANEL_PLOTTERS, "panel plotter", kind)(ax, ctx, figure, panel, style)
+        if panel.get("title"):
+            ax.set_title(panel["title"], fontsize=10)
+        ax.set_xlabel(panel.get("xlabel", "t"))
+        ax.set_ylabel(panel.get("ylabel", panel.get("metric", "")))
+        ax.set_xscale(panel.get("xscale", "linear"))
+        ax.set_yscale(panel.get("yscale", "linear"))
+        ax.grid(alpha=0.3)
+        if panel.get("legend", True) and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, frameon=False)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    title = fig_spec["title"]
+    if spec.scale != "paper":
+        title += f"  [scale: {spec.scale}]"
+    fig.suptitle(textwrap.fill(title, width=max(40, int(width * 11))), fontsize=10)
+    if standin:
+        fig.text(0.5, 0.5, "STAND-IN DATA", fontsize=40, color="red", alpha=0.25, ha="center", va="center",
+                 rotation=25, transform=fig.transFigure)
+    fig.tight_layout()
+    return fig
+
+
+def save_figure(fig, png: Path | str, pdf: Path | str) -> None:
+    """PNG and PDF with no timestamps or version strings in their metadata (byte-stable rebuilds)."""
+    for path in (png, pdf):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    fig.savefig(png, dpi=150, metadata={"Software": None})
+    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None})
+    plt.close(fig)

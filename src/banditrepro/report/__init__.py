@@ -1,0 +1,1 @@
+"""Claims, tables and the replication report built from aggregated results."""

@@ -1,0 +1,77 @@
+"""Read access to a paper's aggregated results for claim checks, tables and special panels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..engine import SimulationOutput
+from ..experiments.runner import load_shards
+from ..experiments.spec import PaperSpec
+
+
+class ResultsContext:
+    """Summaries and reference curves per figure, and (lazily) per-replication shard data."""
+
+    def __init__(self, spec: PaperSpec, summaries: dict[str, Path] | None = None,
+                 references: dict[str, Path] | None = None, shards: dict[str, list[Path]] | None = None,
+                 standin_figures: set[str] | None = None):
+        self.spec = spec
+        self._summaries = {k: Path(v) for k, v in (summaries or {}).items()}
+        self._references = {k: Path(v) for k, v in (references or {}).items()}
+        self._shards = {k: [Path(p) for p in v] for k, v in (shards or {}).items()}
+        self.standin_figures = set(standin_figures or ())
+        self._cache: dict = {}
+
+    def has_figure(self, figure: str) -> bool:
+        return figure in self._summaries
+
+    def summary(self, figure: str) -> pd.DataFrame:
+        key = ("summary", figure)
+        if key not in self._cache:
+            if figure not in self._summaries:
+                raise KeyError(f"no summary for figure {figure!r} (not built: data unavailable or not requested)")
+            self._cache[key] = pd.read_csv(self._summaries[figure])
+        return self._cache[key]
+
+    def references(self, figure: str) -> pd.DataFrame:
+        key = ("reference", figure)
+        if key not in self._cache:
+            path = self._references.get(figure)
+            self._cache[key] = pd.read_csv(path) if path is not None and path.exists() else pd.DataFrame(
+                columns=["panel", "curve", "label", "metric", "t", "value"])
+        return self._cache[key]
+
+    def panel(self, figure: str, panel: str) -> dict:
+        for p in self.spec.figures[figure]["panels"]:
+            if p["id"] == panel:
+                return p
+        raise KeyError(f"figure {figure!r} has no panel {panel!r}")
+
+    def curve(self, figure: str, panel: str, algorithm: str, metric: str | None = None) -> pd.DataFrame:
+        """Rows (t, mean, se, n) of one algorithm's curve, sorted by t."""
+        metric = metric or self.panel(figure, panel)["metric"]
+        df = self.summary(figure)
+        sel = df[(df.panel == panel) & (df.algorithm == algorithm) & (df.metric == metric)]
+        if sel.empty:
+            raise KeyError(f"{figure}/{panel}: no curve for algorithm {algorithm!r}, metric {metric!r}")
+        return sel.sort_values("t")[["t", "mean", "se", "n"]].reset_index(drop=True)
+
+    def reference(self, figure: str, panel: str, curve: str) -> pd.DataFrame:
+        df = self.references(figure)
+        sel = df[(df.panel == panel) & (df.curve == curve)]
+        if sel.empty:
+            raise KeyError(f"{figure}/{panel}: no reference curve {curve!r}")
+        return sel.sort_values("t")[["t", "value"]].reset_index(drop=True)
+
+    def replications(self, experiment: str) -> dict[str, SimulationOutput]:
+        """Per-replication outputs of every algorithm of an experiment."""
+        key = ("shards", experiment)
+        if key not in self._cache:
+            if experiment not in self._shards:
+                raise KeyError(f"shards of experiment {experiment!r} were not given to this rule")
+            self._cache[key] = load_shards(self._shards[experiment])
+        return self._cache[key]
+
+

@@ -1,0 +1,134 @@
+# Helper functions shared by the rules (no rules here).
+import sys
+from functools import cache
+
+from banditrepro.experiments.spec import load_paper, paper_config_path, shard_name
+
+
+wildcard_constraints:
+    paper=r"[a-z_]+",
+    experiment=r"[A-Za-z0-9_]+",
+    figure=r"[A-Za-z0-9_]+",
+    table=r"[A-Za-z0-9_]+",
+    shard=r"r\d{6}-\d{6}",
+
+
+def available_papers():
+    """Configured papers that have a config file; the others are announced and skipped."""
+    papers = []
+    for paper in config["papers"]:
+        if paper_config_path(REPO_ROOT, paper).exists():
+            papers.append(paper)
+        else:
+            print(f"banditrepro: paper {paper} has no config/papers/{paper}.yaml yet; skipped.", file=sys.stderr)
+    return papers
+
+
+def paper_rule_files():
+    """Paper-specific rule files (precomputations), included when they exist."""
+    return [
+        f"workflow/rules/papers/{p}.smk"
+        for p in available_papers()
+        if (REPO_ROOT / "workflow" / "rules" / "papers" / f"{p}.smk").exists()
+    ]
+
+
+@cache
+def paper_spec(paper):
+    return load_paper(paper, config["scale"], REPO_ROOT)
+
+
+@cache
+def dataset_state(name):
+    from banditrepro.data import dataset_status
+
+    return dataset_status(name, config, REPO_ROOT)
+
+
+@cache
+def figure_availability(paper):
+    """(built figures, {figure: reason not built}, {figures on stand-in data}); reasons printed once."""
+    spec = paper_spec(paper)
+    built, missing, standin = [], {}, set()
+    for fig in spec.figures:
+        reasons = []
+        for name in spec.figure_datasets(fig):
+            st = dataset_state(name)
+            if not st.available:
+                reasons.append(st.reason)
+            elif st.standin:
+                standin.add(fig)
+        if reasons:
+            missing[fig] = "; ".join(reasons)
+            print(f"banditrepro: {paper} {fig} skipped: {missing[fig]}", file=sys.stderr)
+        else:
+            built.append(fig)
+    return built, missing, standin
+
+
+def experiment_shards(paper, experiment):
+    exp = paper_spec(paper).experiments[experiment]
+    return [
+        f"results/{paper}/shards/{experiment}/{shard_name(a, b)}.npz"
+        for a, b in exp.shards(config["shard_size"])
+    ]
+
+
+def experiment_inputs(wildcards):
+    """Processed data and precomputed files an experiment needs."""
+    exp = paper_spec(wildcards.paper).experiments[wildcards.experiment]
+    files = list(exp.requires)
+    if exp.data:
+        from banditrepro.data import processed_outputs
+
+        for name in exp.data:
+            files += processed_outputs(name, config)
+    return files
+
+
+def figure_shards(wildcards):
+    spec = paper_spec(wildcards.paper)
+    return [
+        f
+        for exp in spec.figure_experiments(wildcards.figure)
+        for f in experiment_shards(wildcards.paper, exp)
+    ]
+
+
+def built_figures(paper):
+    return figure_availability(paper)[0]
+
+
+def paper_summaries(wildcards):
+    return [f"results/{wildcards.paper}/{fig}/summary.csv" for fig in built_figures(wildcards.paper)]
+
+
+def paper_all_shards(wildcards):
+    spec = paper_spec(wildcards.paper)
+    exps = []
+    for fig in built_figures(wildcards.paper):
+        exps += [e for e in spec.figure_experiments(fig) if e not in exps]
+    return [f for e in exps for f in experiment_shards(wildcards.paper, e)]
+
+
+def table_ids(paper):
+    """Tables whose figures are all built."""
+    spec = paper_spec(paper)
+    built = set(built_figures(paper))
+    return [t for t, tspec in spec.tables.items() if set(tspec.get("figures", [])) <= built]
+
+
+def paper_figure_files(paper):
+    return [f"figures/{paper}/{fig}.{ext}" for fig in built_figures(paper) for ext in ("png", "pdf")]
+
+
+def paper_table_files(paper):
+    return [f"results/{paper}/tables/{t}.{ext}" for t in table_ids(paper) for ext in ("csv", "md")]
+
+
+def paper_targets(paper):
+    return (
+        paper_figure_files(paper)
+        + paper_table_files(paper)
+        + [f"results/{paper}/claims.csv", f"results/{paper}/report.md"]
+    )

@@ -1,0 +1,19 @@
+# Plotting is separate from simulation: restyling a figure never reruns a simulation.
+
+
+rule plot_figure:
+    input:
+        summary="results/{paper}/{figure}/summary.csv",
+        reference="results/{paper}/{figure}/reference.csv",
+    output:
+        png="figures/{paper}/{figure}.png",
+        pdf="figures/{paper}/{figure}.pdf",
+    params:
+        scale=config["scale"],
+        standin=lambda w: w.figure in figure_availability(w.paper)[2],
+    log:
+        "logs/{paper}/plot/{figure}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/plot_figure.py"

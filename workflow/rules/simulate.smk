@@ -1,0 +1,35 @@
+# Simulation: one job per (paper, experiment, block of replications); every algorithm of the
+# experiment runs in the job so that they share common random numbers.
+
+
+rule simulate_shard:
+    input:
+        experiment_inputs,
+    output:
+        "results/{paper}/shards/{experiment}/{shard}.npz",
+    params:
+        seed=config["seed"],
+        scale=config["scale"],
+    log:
+        "logs/{paper}/simulate/{experiment}/{shard}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/simulate_shard.py"
+
+
+rule summarize_figure:
+    input:
+        figure_shards,
+    output:
+        summary="results/{paper}/{figure}/summary.csv",
+        reference="results/{paper}/{figure}/reference.csv",
+    params:
+        seed=config["seed"],
+        scale=config["scale"],
+    log:
+        "logs/{paper}/summarize/{figure}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/summarize_figure.py"
