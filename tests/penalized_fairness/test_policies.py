@@ -109,8 +109,8 @@ def test_lfg_queue_update_and_capped_score():
 
 
 def test_lfg_uses_start_of_round_queue():
-    # Arm 0 has the larger queue now (0.5 vs 0.3); after any update of this round arm 1's would be
-    # at least 0.7 > arm 0's 0.6. With eta0 = 0 LFG must pick by the current queue: arm 0.
+    # Arm 0 has the larger queue now (0.5 vs 0.3). Were the queues advanced by this round's
+    # arrivals tau_k before selecting, arm 1 (0.3 + 0.4 = 0.7) would beat arm 0 (0.5 + 0.1 = 0.6).
     params = fair.lfg_params([0.1, 0.4], eta0=0.0)
     state = _state([5, 5], [1.0, 1.0], queues=[0.5, 0.3])
     assert fair._lfg_select(11, state, params, _stream()) == 0
