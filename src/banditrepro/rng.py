@@ -33,6 +33,7 @@ _PHILOX_W0 = np.uint64(0x9E3779B9)
 _PHILOX_W1 = np.uint64(0xBB67AE85)
 _S32 = np.uint64(32)
 _TWO_PI = 2.0 * math.pi
+_UNIFORM_OFFSET = np.uint64(1) << np.uint64(62)
 _INV_2_53 = 1.0 / 9007199254740992.0
 
 # Purpose tags (the fourth counter word). Environments and policies must not share tags.
@@ -83,20 +84,35 @@ def uniform(key, tag, sub, idx):
     return uniform2(key, tag, sub, idx)[0]
 
 
-@njit(cache=True)
-def normal(key, tag, sub, idx):
-    """Standard normal at counter (idx, sub, tag) (Box-Muller on one Philox block)."""
-    u1, u2 = uniform2(key, tag, sub, idx)
-    return math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
+_POLAR_TRIES = 16
 
 
 @njit(cache=True)
 def normal_pair(key, tag, sub, idx):
-    """Two independent standard normals at counter (idx, sub, tag) (both Box-Muller outputs)."""
-    u1, u2 = uniform2(key, tag, sub, idx)
+    """Two independent standard normals at pair index ``idx`` of (sub, tag).
+
+    Marsaglia's polar method (no trigonometry): attempt a uses counter idx*16 + a and is accepted
+    with probability pi/4. After 15 rejections (probability 1e-10) the 16th block feeds a
+    Box-Muller transform, so the output is exactly normal in every case.
+    """
+    base = np.uint64(idx) * np.uint64(_POLAR_TRIES)
+    for a in range(_POLAR_TRIES - 1):
+        u1, u2 = uniform2(key, tag, sub, base + np.uint64(a))
+        v1 = 2.0 * u1 - 1.0
+        v2 = 2.0 * u2 - 1.0
+        s = v1 * v1 + v2 * v2
+        if 0.0 < s < 1.0:
+            f = math.sqrt(-2.0 * math.log(s) / s)
+            return v1 * f, v2 * f
+    u1, u2 = uniform2(key, tag, sub, base + np.uint64(_POLAR_TRIES - 1))
     radius = math.sqrt(-2.0 * math.log(u1))
-    angle = _TWO_PI * u2
-    return radius * math.cos(angle), radius * math.sin(angle)
+    return radius * math.cos(_TWO_PI * u2), radius * math.sin(_TWO_PI * u2)
+
+
+@njit(cache=True)
+def normal(key, tag, sub, idx):
+    """Standard normal at index ``idx`` of (sub, tag) (first member of pair ``idx``)."""
+    return normal_pair(key, tag, sub, idx)[0]
 
 
 @njit(cache=True)
@@ -106,29 +122,31 @@ def exponential(key, tag, sub, idx):
 
 @njit(cache=True)
 def gamma(shape, key, tag, sub, idx):
-    """Gamma(shape, 1) by Marsaglia-Tsang; uses counters idx*64 .. idx*64+63 of (sub, tag).
+    """Gamma(shape, 1) by Marsaglia-Tsang.
 
-    Attempt j uses counter base+2j for its normal and base+2j+1 for its acceptance uniform;
-    rejections are rare (< 5 % for shape >= 1), so 31 attempts leave a failure probability
-    below 1e-40, after which the mode is returned.
+    Draw ``idx`` owns normal indices idx*64 + j and uniform counters 2^62 + idx*64 + j of
+    (sub, tag) (the two ranges never meet: normal index i reads counters 16 i .. 16 i + 15 < 2^62).
+    Rejections are rare (< 5 % for shape >= 1), so 63 attempts leave a failure probability below
+    1e-80, after which the mode is returned.
     """
     if shape <= 0.0:
         return 0.0
     boost = 1.0
     base = np.uint64(idx) * np.uint64(64)
+    ubase = _UNIFORM_OFFSET + base
     if shape < 1.0:
         # Gamma(a) = Gamma(a + 1) * U^(1/a)
-        boost = uniform(key, tag, sub, base + np.uint64(63)) ** (1.0 / shape)
+        boost = uniform(key, tag, sub, ubase + np.uint64(63)) ** (1.0 / shape)
         shape += 1.0
     d = shape - 1.0 / 3.0
     c = 1.0 / math.sqrt(9.0 * d)
-    for j in range(31):
-        z = normal(key, tag, sub, base + np.uint64(2 * j))
+    for j in range(63):
+        z = normal(key, tag, sub, base + np.uint64(j))
         v = 1.0 + c * z
         if v <= 0.0:
             continue
         v = v * v * v
-        u = uniform(key, tag, sub, base + np.uint64(2 * j + 1))
+        u = uniform(key, tag, sub, ubase + np.uint64(j))
         if math.log(u) < 0.5 * z * z + d - d * v + d * math.log(v):
             return d * v * boost
     return d * boost

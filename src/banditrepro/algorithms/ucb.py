@@ -1,7 +1,8 @@
 """UCB1 (Auer, Cesa-Bianchi and Fischer, 2002).
 
 Index mean_i + sqrt(2 log t / n_i) after pulling every arm once in index order; ties go to
-the lowest index. State rows: 0 pull counts, 1 reward sums.
+the lowest index. State rows: 0 pull counts, 1 reward sums, 2 means, 3 1/sqrt(n_i) (kept up to
+date by ``update`` so that ``select`` does one log and one sqrt per step, not one per arm).
 """
 
 from __future__ import annotations
@@ -19,12 +20,11 @@ def _select(t, state, params, stream):
     n_arms = state.shape[1]
     if t <= n_arms:
         return t - 1
-    explore = params[0] * math.log(t)
+    radius = params[1 + t]  # sqrt(exploration * log t), tabulated by _prepare
     best = 0
     best_index = -math.inf
     for i in range(n_arms):
-        n = state[0, i]
-        index = state[1, i] / n + math.sqrt(explore / n)
+        index = state[2, i] + radius * state[3, i]
         if index > best_index:
             best_index = index
             best = i
@@ -33,11 +33,21 @@ def _select(t, state, params, stream):
 
 @njit(cache=True)
 def _update(t, state, params, arm, obs):
-    state[0, arm] += 1.0
+    n = state[0, arm] + 1.0
+    state[0, arm] = n
     state[1, arm] += obs[0]
+    state[2, arm] = state[1, arm] / n
+    state[3, arm] = 1.0 / math.sqrt(n)
 
 
-UCB1 = PolicyKernel("ucb1", _select, _update, state_rows=2)
+def _prepare(params, horizon):
+    """Append sqrt(exploration * log t) for t = 0..horizon (entry 0 unused): the same in every replication."""
+    t = np.arange(horizon + 1, dtype=np.float64)
+    t[0] = 1.0
+    return np.concatenate([params[:1], np.sqrt(params[0] * np.log(t))])
+
+
+UCB1 = PolicyKernel("ucb1", _select, _update, state_rows=4, prepare=_prepare)
 
 
 def ucb1(exploration: float = 2.0) -> tuple[PolicyKernel, np.ndarray]:

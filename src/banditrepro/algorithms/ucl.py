@@ -18,7 +18,7 @@ Pr[m_{i_t} >= threshold] before the pull exceeds 1 - delta (0.5 for an unpulled 
 params layout: [K, z_fixed (nan = UCL schedule), eligibility threshold (nan = none), choice rule
 (0 random, 1 lowest index), robust (0/1), happiness threshold M, delta for (12), threshold of (12)],
 then sigma_s (n_arms), then regret gaps Delta_i (n_arms). State rows: 0 counts, 1 sums of the
-(possibly standardised) observations. ``prepare`` appends the z_t table (t = 1..T).
+(possibly standardised) observations, 2 posterior means, 3 posterior sds sd_i/sqrt(n_i). ``prepare`` appends the z_t table (t = 1..T).
 """
 
 from __future__ import annotations
@@ -57,8 +57,7 @@ def _select(t, state, params, stream):
     best_q = -math.inf
     n_eligible = 0
     for i in range(n_arms):
-        n = state[0, i]
-        q = state[1, i] / n + _noise_sd(params, i) / math.sqrt(n) * z
+        q = state[2, i] + state[3, i] * z
         if q > best_q:
             best_q = q
             best = i
@@ -71,8 +70,7 @@ def _select(t, state, params, stream):
     else:
         pick = rng.stream_integer(stream, n_eligible)
     for i in range(n_arms):
-        n = state[0, i]
-        q = state[1, i] / n + _noise_sd(params, i) / math.sqrt(n) * z
+        q = state[2, i] + state[3, i] * z
         if q >= threshold:
             if pick == 0:
                 return i
@@ -85,21 +83,21 @@ def _update(t, state, params, arm, obs):
     value = obs[0]
     if params[4] != 0.0:
         value = (value - params[5]) / params[_HEADER + arm]
-    state[0, arm] += 1.0
+    n = state[0, arm] + 1.0
+    state[0, arm] = n
     state[1, arm] += value
+    state[2, arm] = state[1, arm] / n
+    state[3, arm] = _noise_sd(params, arm) / math.sqrt(n)
 
 
 @njit(cache=True)
 def _satisficing_regret(t, state, params, arm):
     n_arms = state.shape[1]
     gap = params[_HEADER + n_arms + arm]
-    n = state[0, arm]
-    if n == 0.0:
+    if state[0, arm] == 0.0:
         prob_satisfied = 0.5
     else:
-        mu = state[1, arm] / n
-        sd = _noise_sd(params, arm) / math.sqrt(n)
-        prob_satisfied = 1.0 - norm_cdf((params[7] - mu) / sd)
+        prob_satisfied = 1.0 - norm_cdf((params[7] - state[2, arm]) / state[3, arm])
     if prob_satisfied > 1.0 - params[6]:
         return 0.0
     return gap
@@ -111,7 +109,7 @@ def _prepare(params, horizon):
     return np.concatenate([params, ndtri(np.clip(1.0 - 1.0 / (params[0] * t), 0.0, 1.0))])
 
 
-UCL = PolicyKernel("ucl", _select, _update, state_rows=2, step_metric=_satisficing_regret,
+UCL = PolicyKernel("ucl", _select, _update, state_rows=4, step_metric=_satisficing_regret,
                    step_metric_name="satisficing_regret", prepare=_prepare)
 
 
