@@ -17,8 +17,8 @@ ameshousing    ``ameshousing/ames_model_table.csv`` (2930 x 79: 78 integer-coded
 outbrain       ``outbrain/rewards_top{5,10,20}.npy`` (T x k int8 one-hot rewards; T = 10^6 with real data),
                ``outbrain/arms_top{5,10,20}.csv`` (arm, category_id, clicks, frequency)
 coupon         ``coupon/rewards_weekday.npy`` (T x 7 int8, Mon..Sun; encoding chosen by the spec's rule),
-               ``coupon/rewards_weekday_strict.npy`` (same rows, only flag value 1 counts),
-               ``coupon/arms_weekday.csv`` (arm, weekday, mean, mean_strict)
+               ``coupon/rewards_weekday_{ge1,eq1}.npy`` (both encodings, same rows),
+               ``coupon/arms_weekday.csv`` (arm, weekday, column, mean_ge1, mean_eq1)
 =============  ==========================================================================================
 
 Each folder also holds ``<dataset>.provenance.json`` (``"standin": true|false``). Stand-in outputs live under
@@ -55,7 +55,7 @@ PROCESSED_FILES: dict[str, tuple[str, ...]] = {
     "ameshousing": ("ames_model_table.csv", "ames_model_table.columns.csv"),
     "outbrain": tuple(f"{stem}_top{k}.{ext}" for k in (5, 10, 20) for stem, ext in
                       (("rewards", "npy"), ("arms", "csv"))),
-    "coupon": ("rewards_weekday.npy", "rewards_weekday_strict.npy", "arms_weekday.csv"),
+    "coupon": ("rewards_weekday.npy", "rewards_weekday_ge1.npy", "rewards_weekday_eq1.npy", "arms_weekday.csv"),
 }
 
 

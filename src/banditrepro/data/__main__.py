@@ -21,7 +21,7 @@ from . import DATASET_NAMES, dataset_status
 from .integrity import DataError
 
 
-def _preprocessor(name: str):
+def preprocessor(name: str):
     if name == "movielens_1m":
         from .movielens import preprocess
     elif name == "ameshousing":
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             fetch_dataset(args.name, args.raw_dir, mirror, allow_network=not args.offline)
         elif args.command == "preprocess":
             kwargs = {"horizon": args.horizon} if args.horizon and args.name in ("outbrain", "coupon") else {}
-            outputs = _preprocessor(args.name)(args.record, args.out_dir, **kwargs)
+            outputs = preprocessor(args.name)(args.record, args.out_dir, **kwargs)
             for path in outputs:
                 print(path)
         elif args.command == "standin":

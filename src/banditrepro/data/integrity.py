@@ -64,11 +64,19 @@ def staged_file(final_path: Path) -> Iterator[Path]:
     tmp_path = Path(tmp_name)
     try:
         yield tmp_path
+        # mkstemp creates 0600; give the final file the usual permissions (0666 minus umask).
+        os.chmod(tmp_path, 0o666 & ~_current_umask())
         os.replace(tmp_path, final_path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
         raise
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def remove_stale_parts(folder: Path) -> None:

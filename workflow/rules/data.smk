@@ -1,0 +1,103 @@
+# Data sets: fetch (mirror -> public URL -> Kaggle), verify against the manifest, preprocess.
+#   snakemake --cores 2 datasets     builds every dataset it can get and prints one line per dataset
+# Library: src/banditrepro/data (manifest: src/banditrepro/data/manifest.yaml); user doc: docs/data.md.
+import sys
+from pathlib import Path
+
+from banditrepro.data import DATASET_NAMES, PROCESSED_FILES, dataset_status, processed_outputs
+from banditrepro.data.manifest import KAGGLE_DATASETS
+from banditrepro.data.paths import (
+    processed_dir as _data_processed_dir,
+    raw_dir as _data_raw_dir,
+    resolve_mirror,
+    standin_processed_dir,
+    standin_raw_dir,
+)
+
+DATA_RAW = str(_data_raw_dir(config))
+DATA_PROCESSED = str(_data_processed_dir(config))
+DATA_STANDIN_RAW = str(standin_raw_dir())
+DATA_STANDIN_PROCESSED = str(standin_processed_dir())
+DATA_MIRROR = resolve_mirror(config, REPO_ROOT)
+
+
+rule data_fetch:
+    output:
+        record=f"{DATA_RAW}/{{dataset}}/fetch_record.json",
+    params:
+        mirror=str(DATA_MIRROR) if DATA_MIRROR else "",
+    log:
+        "logs/data/fetch_{dataset}.log",
+    wildcard_constraints:
+        dataset="|".join(DATASET_NAMES),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/data_fetch.py"
+
+
+rule data_standin:
+    output:
+        record=f"{DATA_STANDIN_RAW}/{{dataset}}/fetch_record.json",
+    params:
+        seed=config["seed"],
+        size="full",
+    log:
+        "logs/data/standin_{dataset}.log",
+    wildcard_constraints:
+        dataset="|".join(KAGGLE_DATASETS),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/data_standin.py"
+
+
+# One preprocessing rule per dataset (and per stand-in variant of the Kaggle ones), so that each lists its
+# exact output files; processed_outputs() in banditrepro.data names the same files for consumer rules.
+for _dataset in DATASET_NAMES:
+    for _standin in (False, True) if _dataset in KAGGLE_DATASETS else (False,):
+        _suffix = "_standin" if _standin else ""
+        _raw = DATA_STANDIN_RAW if _standin else DATA_RAW
+        _out = f"{DATA_STANDIN_PROCESSED if _standin else DATA_PROCESSED}/{_dataset}"
+
+        rule:
+            name:
+                f"data_preprocess_{_dataset}{_suffix}"
+            input:
+                record=f"{_raw}/{_dataset}/fetch_record.json",
+            output:
+                *[f"{_out}/{_file}" for _file in PROCESSED_FILES[_dataset]],
+                provenance=f"{_out}/{_dataset}.provenance.json",
+            params:
+                dataset=_dataset,
+                out_dir=_out,
+                options={},
+            log:
+                f"logs/data/preprocess_{_dataset}{_suffix}.log",
+            conda:
+                "../../environment.yml"
+            script:
+                "../scripts/data_preprocess.py"
+
+
+def _datasets_inputs(wildcards):
+    files = []
+    for name in DATASET_NAMES:
+        if dataset_status(name, config, REPO_ROOT).available:
+            files += processed_outputs(name, config, REPO_ROOT)
+    return files
+
+
+rule datasets:
+    input:
+        _datasets_inputs,
+    log:
+        "logs/data/datasets.log",
+    localrule: True
+    run:
+        # Re-evaluated after the jobs ran, so available datasets read "fetched and verified".
+        lines = [dataset_status(name, config, REPO_ROOT).line() for name in DATASET_NAMES]
+        text = "\n".join(lines) + "\n"
+        Path(log[0]).parent.mkdir(parents=True, exist_ok=True)
+        Path(log[0]).write_text(text, encoding="utf-8")
+        print("banditrepro datasets:\n" + text, end="", file=sys.stderr)
