@@ -1,10 +1,13 @@
 # Data sets: fetch (mirror -> public URL -> Kaggle), verify against the manifest, preprocess.
 #   snakemake --cores 2 datasets     builds every dataset it can get and prints one line per dataset
 # Library: src/banditrepro/data (manifest: src/banditrepro/data/manifest.yaml); user doc: docs/data.md.
-import sys
 from pathlib import Path
 
-from banditrepro.data import DATASET_NAMES, PROCESSED_FILES, dataset_status, processed_outputs
+from banditrepro.data import (
+    DATASET_NAMES,
+    PROCESSED_FILES,
+    available_processed_outputs,
+)
 from banditrepro.data.manifest import KAGGLE_DATASETS
 from banditrepro.data.paths import (
     processed_dir as _data_processed_dir,
@@ -23,7 +26,7 @@ DATA_MIRROR = resolve_mirror(config, REPO_ROOT)
 
 rule data_fetch:
     output:
-        record=f"{DATA_RAW}/{{dataset}}/fetch_record.json",
+        record=str(Path(DATA_RAW, "{dataset}", "fetch_record.json")),
     params:
         mirror=str(DATA_MIRROR) if DATA_MIRROR else "",
     log:
@@ -38,7 +41,7 @@ rule data_fetch:
 
 rule data_standin:
     output:
-        record=f"{DATA_STANDIN_RAW}/{{dataset}}/fetch_record.json",
+        record=str(Path(DATA_STANDIN_RAW, "{dataset}", "fetch_record.json")),
     params:
         seed=config["seed"],
         size="full",
@@ -70,7 +73,6 @@ for _dataset in DATASET_NAMES:
                 provenance=f"{_out}/{_dataset}.provenance.json",
             params:
                 dataset=_dataset,
-                out_dir=_out,
                 options={},
             log:
                 f"logs/data/preprocess_{_dataset}{_suffix}.log",
@@ -80,24 +82,17 @@ for _dataset in DATASET_NAMES:
                 "../scripts/data_preprocess.py"
 
 
-def _datasets_inputs(wildcards):
-    files = []
-    for name in DATASET_NAMES:
-        if dataset_status(name, config, REPO_ROOT).available:
-            files += processed_outputs(name, config, REPO_ROOT)
-    return files
-
-
 rule datasets:
     input:
-        _datasets_inputs,
+        lambda wildcards: available_processed_outputs(config, REPO_ROOT),
     log:
         "logs/data/datasets.log",
+    params:
+        config=config,
+        repo_root=str(REPO_ROOT),
     localrule: True
-    run:
-        # Re-evaluated after the jobs ran, so available datasets read "fetched and verified".
-        lines = [dataset_status(name, config, REPO_ROOT).line() for name in DATASET_NAMES]
-        text = "\n".join(lines) + "\n"
-        Path(log[0]).parent.mkdir(parents=True, exist_ok=True)
-        Path(log[0]).write_text(text, encoding="utf-8")
-        print("banditrepro datasets:\n" + text, end="", file=sys.stderr)
+    conda:
+        "../../environment.yml"
+    script:
+        # Re-evaluates dataset_status after the jobs ran, so built datasets read "fetched and verified".
+        "../scripts/data_report.py"

@@ -13,7 +13,7 @@ def main(smk) -> int:
     log_to(smk.log[0])
     kwargs = dict(smk.params.options)
     try:
-        outputs = preprocessor(smk.params.dataset)(Path(smk.input.record), Path(smk.params.out_dir), **kwargs)
+        outputs = preprocessor(smk.params.dataset)(Path(smk.input.record), Path(smk.output.provenance).parent, **kwargs)
     except DataError as exc:
         logging.getLogger("banditrepro.data").error("%s", exc)
         return 1

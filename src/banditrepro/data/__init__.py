@@ -44,6 +44,7 @@ from .sidecar import sidecar_name
 __all__ = [
     "DATASET_NAMES",
     "DatasetStatus",
+    "available_processed_outputs",
     "dataset_status",
     "processed_outputs",
     "processed_root",
@@ -151,3 +152,12 @@ def processed_outputs(name: str, config: dict, repo_root: Path | None = None) ->
     """
     folder = processed_root(name, config, repo_root)
     return [str(folder / f) for f in PROCESSED_FILES[name]] + [str(folder / sidecar_name(name))]
+
+
+def available_processed_outputs(config: dict, repo_root: Path) -> list[str]:
+    """Processed files of every dataset that can be built (real, or stand-in when configured)."""
+    files: list[str] = []
+    for name in DATASET_NAMES:
+        if dataset_status(name, config, repo_root).available:
+            files += processed_outputs(name, config, repo_root)
+    return files
