@@ -1,0 +1,70 @@
+"""Uniformly discretized UCB for Lipschitz bandits on [0, 1]^d (Bubeck, Stoltz and Yu 2011, §2.2),
+satisficing_select spec §2.2.
+
+Discretisation: step delta = (L H)^(-1/(d+2)) (the paper's Section 6 wording; spec §5 item 9),
+M = ceil(1/delta) cells per axis (guarded against float error), arms = cell centres
+((m_1 + 1/2)/M, ..., (m_d + 1/2)/M) in row-major order (first coordinate outermost).
+
+Finite-armed learner: UCB(delta = 1/H^2) of Lattimore and Szepesvari, Thm 7.2 (cited by App. D.1):
+pull arms 0..K-1 once each in index order, then argmax_j mu_j + sqrt(4 ln(H) / n_j), first index on
+ties, with H the horizon the instance was created for. If H < K only the first H arms are ever
+pulled (that is what the literal algorithm does).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from numba import njit
+
+CEIL_GUARD = 1e-9  # ceil(x - 1e-9): exact powers of two computed in floating point (spec §5 item 8)
+
+
+def guarded_ceil(x: float) -> int:
+    return max(1, int(math.ceil(x - CEIL_GUARD)))
+
+
+def cells_per_axis(lipschitz: float, horizon: float, dim: int, exponent: float | None = None) -> int:
+    """M = ceil(1/delta) with delta = (L H)^(-exponent); exponent defaults to 1/(d+2)."""
+    if lipschitz <= 0 or horizon < 1 or dim < 1:
+        raise ValueError("need lipschitz > 0, horizon >= 1, dim >= 1")
+    exponent = 1.0 / (dim + 2) if exponent is None else exponent
+    return guarded_ceil((lipschitz * horizon) ** exponent)
+
+
+def cell_centres(cells: int, dim: int) -> np.ndarray:
+    """(cells^dim, dim) array of cell centres, row-major (first coordinate outermost)."""
+    axis = (np.arange(cells) + 0.5) / cells
+    return np.array(list(itertools.product(axis, repeat=dim)), dtype=np.float64).reshape(-1, dim)
+
+
+@njit(cache=True)
+def ucb_choose(step, index, n_arms):
+    """UCB(1/H^2) arm for the ``step``-th pull (1-based) of the instance.
+
+    ``index[j]`` caches arm j's UCB index (it changes only when arm j is pulled, because H is
+    fixed), so a step costs one scan instead of K square roots.
+    """
+    if step <= n_arms:
+        return step - 1
+    best = 0
+    best_index = -math.inf
+    for j in range(n_arms):
+        if index[j] > best_index:
+            best_index = index[j]
+            best = j
+    return best
+
+
+@njit(cache=True)
+def ucb_index(count, total, log_horizon):
+    return total / count + math.sqrt(4.0 * log_horizon / count)
+
+
+@njit(cache=True)
+def ucb_update(counts, sums, index, arm, reward, log_horizon):
+    counts[arm] += 1.0
+    sums[arm] += reward
+    index[arm] = ucb_index(counts[arm], sums[arm], log_horizon)

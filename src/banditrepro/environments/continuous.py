@@ -1,0 +1,131 @@
+"""Mean-reward functions on finite and continuous arm sets, with N(0, sigma^2) noise
+(satisficing_select spec §1, §3).
+
+An environment here is a mean function r(x) plus additive noise. Kernels only ever need
+r at the arm they pull: regret is pseudo-regret computed from the true mean (spec §1), and the
+observation is ``r(x) + sigma * eps_t``.
+
+Noise. ``eps_t`` is the standard normal at counter (t, sub=0, TAG_ENV) of the replication's
+noise key: every algorithm of an experiment sees the same noise at step t (common random
+numbers), whatever arm it pulls and whatever its arm set is (grids of different sizes,
+continuous points). Per-(arm, pull) noise, as in :mod:`.finite`, would not be defined for
+continuous arms.
+
+Environment codes (``env_code``) and their ``env_params`` layouts:
+
+* ``FINITE`` (0): ``params = means``; the point is ``(arm index,)``.
+* ``CONCAVE_QUADRATIC`` (1): ``params = (top, curvature, centre)``;
+  r(x) = top - curvature * (x - centre)^2 on [0, 1] (Section 6.2: 1, 16, 0.25).
+* ``CAPPED_GAUSSIAN_BUMP`` (2): ``params = (cap, amplitude, rate, centre_x, centre_y)``;
+  r(x, y) = min{cap, amplitude * exp(-rate * ((x - cx)^2 + (y - cy)^2))} on [0, 1]^2
+  (Section 6.3: 1, 3, 100, 0.5, 0.7).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .. import rng
+
+FINITE = 0
+CONCAVE_QUADRATIC = 1
+CAPPED_GAUSSIAN_BUMP = 2
+
+
+@njit(cache=True)
+def env_mean(env_code, env_params, point):
+    """True mean reward r(point)."""
+    if env_code == FINITE:
+        return env_params[int(point[0])]
+    if env_code == CONCAVE_QUADRATIC:
+        d = point[0] - env_params[2]
+        return env_params[0] - env_params[1] * d * d
+    if env_code == CAPPED_GAUSSIAN_BUMP:
+        dx = point[0] - env_params[3]
+        dy = point[1] - env_params[4]
+        return min(env_params[0], env_params[1] * math.exp(-env_params[2] * (dx * dx + dy * dy)))
+    return math.nan
+
+
+@njit(cache=True)
+def noise(noise_key, t):
+    """Standard normal noise of step t (1-based); the same for every algorithm (CRN)."""
+    return rng.normal(noise_key, rng.TAG_ENV, 0, t)
+
+
+@dataclass(frozen=True)
+class MeanFunctionEnvironment:
+    """A bandit instance: mean function (code + params), arm-space dimension, optimum r*, noise sd.
+
+    ``lipschitz`` is the sup-norm Lipschitz constant used to size uniform grids (spec §3);
+    ``n_arms`` is set for finite instances only.
+    """
+
+    name: str
+    code: int
+    params: np.ndarray
+    dim: int
+    optimum: float
+    sigma: float = 1.0
+    lipschitz: float = math.nan
+    n_arms: int = 0
+
+    def mean(self, points) -> np.ndarray:
+        """r at each row of ``points`` (shape (n, dim)); for finite instances rows are (index,)."""
+        points = np.atleast_2d(np.asarray(points, dtype=np.float64))
+        return np.array([env_mean(self.code, self.params, p) for p in points])
+
+
+def finite_gaussian(means, sigma: float = 1.0) -> MeanFunctionEnvironment:
+    means = np.asarray(means, dtype=np.float64)
+    if means.ndim != 1 or means.size < 1:
+        raise ValueError("means must be a non-empty vector")
+    return MeanFunctionEnvironment("finite", FINITE, means.copy(), dim=1, optimum=float(means.max()),
+                                   sigma=sigma, n_arms=means.size)
+
+
+def concave_quadratic(top: float = 1.0, curvature: float = 16.0, centre: float = 0.25,
+                      sigma: float = 1.0) -> MeanFunctionEnvironment:
+    """r(x) = top - curvature (x - centre)^2 on [0, 1]; L = sup |r'| = 2 curvature max(centre, 1 - centre)."""
+    if not 0.0 <= centre <= 1.0 or curvature <= 0:
+        raise ValueError("need centre in [0, 1] and curvature > 0")
+    lipschitz = 2.0 * curvature * max(centre, 1.0 - centre)
+    return MeanFunctionEnvironment("concave_quadratic", CONCAVE_QUADRATIC, np.array([top, curvature, centre]),
+                                   dim=1, optimum=top, sigma=sigma, lipschitz=lipschitz)
+
+
+def capped_gaussian_bump(cap: float = 1.0, amplitude: float = 3.0, rate: float = 100.0,
+                         centre=(0.5, 0.7), sigma: float = 1.0) -> MeanFunctionEnvironment:
+    """min{cap, A exp(-k |x - c|^2)} on [0, 1]^2; r* = cap (the plateau lies inside the square).
+
+    Sup-norm Lipschitz constant (spec §3): the l1 norm of the gradient, 2kA rho e^{-k rho^2}(|u|+|v|)
+    with |u|+|v| <= sqrt(2) rho, is maximal at the plateau edge rho0 = sqrt(ln(A/cap)/k) once
+    rho0 >= 1/sqrt(2k), where it equals 2 sqrt(2) k cap rho0 (= 20 sqrt(2 ln 3) for the paper).
+    """
+    if amplitude <= cap or rate <= 0:
+        raise ValueError("need amplitude > cap > and rate > 0")
+    rho0 = math.sqrt(math.log(amplitude / cap) / rate)
+    rho = max(rho0, 1.0 / math.sqrt(2.0 * rate))
+    lipschitz = 2.0 * math.sqrt(2.0) * rate * amplitude * rho * math.exp(-rate * rho * rho)
+    return MeanFunctionEnvironment("capped_gaussian_bump", CAPPED_GAUSSIAN_BUMP,
+                                   np.array([cap, amplitude, rate, centre[0], centre[1]], dtype=np.float64),
+                                   dim=2, optimum=cap, sigma=sigma, lipschitz=lipschitz)
+
+
+def make_environment(spec: dict) -> MeanFunctionEnvironment:
+    """Environment from a config mapping ``{kind: finite|concave_quadratic|capped_gaussian_bump, ...}``."""
+    spec = dict(spec)
+    kind = spec.pop("kind")
+    if kind == "finite":
+        return finite_gaussian(spec["means"], spec.get("sigma", 1.0))
+    if kind == "concave_quadratic":
+        return concave_quadratic(**spec)
+    if kind == "capped_gaussian_bump":
+        if "centre" in spec:
+            spec["centre"] = tuple(spec["centre"])
+        return capped_gaussian_bump(**spec)
+    raise ValueError(f"unknown environment kind {kind!r}")

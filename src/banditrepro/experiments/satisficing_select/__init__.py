@@ -1,0 +1,1 @@
+"""satisficing_select: SELECT (Feng, Ma and Zhu) and its baselines."""

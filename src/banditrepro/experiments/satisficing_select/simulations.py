@@ -1,0 +1,272 @@
+"""Compiled simulation loops and ``Simulation`` objects for satisficing_select.
+
+Two kinds of runs (spec §3 "Runs and horizons"):
+
+* horizon-free algorithms (SELECT and its variants, Thompson sampling, SAT-UCB(+) on a finite
+  instance) run once per replication to the largest horizon and are read at the checkpoints;
+* horizon-dependent algorithms (Uniform UCB(T), Agarwal 1-D (T), SAT-UCB(+) on the grid of T) run
+  once per (replication, T); column c of every curve is then the value at T_c of the run of
+  horizon T_c.
+
+Every loop records the cumulative satisficing regret sum max(S - r(X_t), 0), the standard regret
+sum r* - r(X_t) (pseudo-regret from true means, r* = continuous optimum) and the realised reward.
+The noise of step t is shared by all algorithms (common random numbers, see
+:mod:`banditrepro.environments.continuous`); the policy stream of run g (horizon index) of a
+replication is (policy key, TAG_POLICY, g).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from ... import rng
+from ...algorithms import select as select_alg
+from ...algorithms.convex_1d import STATE_SIZE as CONVEX_STATE_SIZE
+from ...algorithms.convex_1d import convex_choose, convex_reset, convex_update
+from ...algorithms.lipschitz_ucb import cell_centres, cells_per_axis, ucb_choose, ucb_update
+from ...algorithms.satisficing_ucb import sat_ucb_choose, sat_ucb_update
+from ...algorithms.thompson import gaussian_ts_choose, gaussian_ts_update
+from ...engine import SimulationOutput
+from ...environments.continuous import MeanFunctionEnvironment, env_mean, noise
+
+POLICY_TS = 0
+POLICY_UNIFORM_UCB = 1
+POLICY_SAT_UCB = 2
+POLICY_SAT_UCB_PLUS = 3
+INDEX_POLICIES = {"thompson": POLICY_TS, "uniform_ucb": POLICY_UNIFORM_UCB, "sat_ucb": POLICY_SAT_UCB,
+                  "sat_ucb_plus": POLICY_SAT_UCB_PLUS}
+BASE_CURVES = ("satisficing_regret", "regret", "reward")
+
+
+@njit(cache=True)
+def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, level, r_star, sigma,
+                     noise_keys, policy_keys, checkpoints, curves):
+    """Finite-armed index policies.
+
+    ``arm_means`` (G, K_max) / ``arm_counts`` (G,): the arm set of run g. ``per_horizon`` False:
+    G = 1, one run of length checkpoints[-1] read at every checkpoint. True: G = C, run g has
+    horizon checkpoints[g] and fills column g only. ``run_horizons[g]`` is the H of Uniform UCB's
+    ln H. ``curves``: (R, 3, C).
+    """
+    n_reps = noise_keys.shape[0]
+    n_runs = arm_counts.shape[0]
+    n_chk = checkpoints.shape[0]
+    k_max = arm_means.shape[1]
+    counts = np.zeros(k_max)
+    sums = np.zeros(k_max)
+    index = np.zeros(k_max)
+    means = np.zeros(k_max)
+    root_counts = np.zeros(k_max)
+    work = np.zeros(2 * k_max)
+    stream = np.empty(4, dtype=np.uint64)
+    plus = policy == POLICY_SAT_UCB_PLUS
+    for r in range(n_reps):
+        noise_key = noise_keys[r]
+        for g in range(n_runs):
+            stream[0] = policy_keys[r]
+            stream[1] = rng.TAG_POLICY
+            stream[2] = g
+            stream[3] = 0
+            n_arms = arm_counts[g]
+            counts[:n_arms] = 0.0
+            sums[:n_arms] = 0.0
+            horizon = checkpoints[g] if per_horizon else checkpoints[n_chk - 1]
+            log_h = math.log(run_horizons[g])
+            sat = 0.0
+            reg = 0.0
+            rew = 0.0
+            c = g if per_horizon else 0
+            for t in range(1, horizon + 1):
+                if policy == POLICY_TS:
+                    arm = gaussian_ts_choose(counts, sums, n_arms, stream)
+                elif policy == POLICY_UNIFORM_UCB:
+                    arm = ucb_choose(t, index, n_arms)
+                else:
+                    arm = sat_ucb_choose(t - 1, means, root_counts, n_arms, level, plus, stream, work)
+                mean = arm_means[g, arm]
+                y = mean + sigma * noise(noise_key, t)
+                if policy == POLICY_UNIFORM_UCB:
+                    ucb_update(counts, sums, index, arm, y, log_h)
+                elif policy == POLICY_TS:
+                    gaussian_ts_update(counts, sums, arm, y)
+                else:
+                    sat_ucb_update(counts, sums, means, root_counts, arm, y)
+                sat += max(level - mean, 0.0)
+                reg += r_star - mean
+                rew += y
+                if per_horizon:
+                    if t == horizon:
+                        curves[r, 0, c] = sat
+                        curves[r, 1, c] = reg
+                        curves[r, 2, c] = rew
+                elif t == checkpoints[c]:
+                    curves[r, 0, c] = sat
+                    curves[r, 1, c] = reg
+                    curves[r, 2, c] = rew
+                    c += 1
+
+
+@njit(cache=True)
+def run_convex_1d(env_code, env_params, level, r_star, sigma, noise_keys, checkpoints, curves):
+    """Agarwal et al.'s 1-D algorithm, one run of horizon checkpoints[g] per column g."""
+    n_reps = noise_keys.shape[0]
+    state = np.zeros(CONVEX_STATE_SIZE)
+    point = np.zeros(1)
+    for r in range(n_reps):
+        noise_key = noise_keys[r]
+        for g in range(checkpoints.shape[0]):
+            horizon = checkpoints[g]
+            convex_reset(state, horizon, sigma)
+            sat = 0.0
+            reg = 0.0
+            rew = 0.0
+            for t in range(1, horizon + 1):
+                point[0] = convex_choose(state)
+                mean = env_mean(env_code, env_params, point)
+                y = mean + sigma * noise(noise_key, t)
+                convex_update(state, y)
+                sat += max(level - mean, 0.0)
+                reg += r_star - mean
+                rew += y
+            curves[r, 0, g] = sat
+            curves[r, 1, g] = reg
+            curves[r, 2, g] = rew
+
+
+def _check_checkpoints(checkpoints) -> np.ndarray:
+    checkpoints = np.asarray(checkpoints, dtype=np.int64)
+    if checkpoints.ndim != 1 or checkpoints.size == 0 or checkpoints[0] < 1 or np.any(np.diff(checkpoints) <= 0):
+        raise ValueError("checkpoints must be a non-empty strictly increasing sequence of steps >= 1")
+    return checkpoints
+
+
+def _output(checkpoints, curves, names, finals=None) -> SimulationOutput:
+    return SimulationOutput(checkpoints=checkpoints, curves={n: curves[:, j, :].copy() for j, n in enumerate(names)},
+                            finals=finals or {}, pulls=None)
+
+
+def grid_means_table(env: MeanFunctionEnvironment, horizons, exponent: float | None = None,
+                     lipschitz: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Padded (G, K_max) means of the uniform grid of each horizon and the grid sizes (G,)."""
+    lipschitz = env.lipschitz if lipschitz is None else lipschitz
+    grids = [env.mean(cell_centres(cells_per_axis(lipschitz, h, env.dim, exponent), env.dim)) for h in horizons]
+    sizes = np.array([g.size for g in grids], dtype=np.int64)
+    table = np.full((len(grids), sizes.max()), np.nan)
+    for g, means in enumerate(grids):
+        table[g, :means.size] = means
+    return table, sizes
+
+
+@dataclass
+class IndexPolicySimulation:
+    """TS / Uniform UCB / SAT-UCB / SAT-UCB+ on a finite instance (prefix run) or per-horizon grids.
+
+    ``grid_exponent`` None with a continuous environment means delta = (L T)^(-1/(d+2)).
+    """
+
+    policy: str
+    env: MeanFunctionEnvironment
+    level: float
+    per_horizon: bool = False
+    grid_exponent: float | None = None
+
+    def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:
+        checkpoints = _check_checkpoints(checkpoints)
+        code = INDEX_POLICIES[self.policy]
+        if self.env.n_arms:  # finite instance: one arm set for every run
+            if self.per_horizon:
+                n_runs = checkpoints.size
+                means = np.tile(self.env.params, (n_runs, 1))
+                sizes = np.full(n_runs, self.env.n_arms, dtype=np.int64)
+            else:
+                means = self.env.params[None, :].copy()
+                sizes = np.array([self.env.n_arms], dtype=np.int64)
+        else:
+            if not self.per_horizon:
+                raise ValueError("a continuous instance needs per-horizon grids")
+            means, sizes = grid_means_table(self.env, checkpoints, self.grid_exponent)
+        run_horizons = checkpoints if self.per_horizon else checkpoints[-1:]
+        curves = np.zeros((len(noise_keys), len(BASE_CURVES), checkpoints.size))
+        run_index_policy(code, np.ascontiguousarray(means), sizes, np.asarray(run_horizons, dtype=np.int64),
+                         self.per_horizon, float(self.level), float(self.env.optimum), float(self.env.sigma),
+                         np.asarray(noise_keys, dtype=np.uint64), np.asarray(policy_keys, dtype=np.uint64),
+                         checkpoints, curves)
+        return _output(checkpoints, curves, BASE_CURVES)
+
+
+@dataclass
+class Convex1DSimulation:
+    """Agarwal et al.'s 1-D algorithm with query budget H = T, one run per horizon."""
+
+    env: MeanFunctionEnvironment
+    level: float
+
+    def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:
+        checkpoints = _check_checkpoints(checkpoints)
+        if self.env.dim != 1 or self.env.n_arms:
+            raise ValueError("the 1-D convex algorithm needs a continuous 1-D environment")
+        curves = np.zeros((len(noise_keys), len(BASE_CURVES), checkpoints.size))
+        run_convex_1d(self.env.code, self.env.params, float(self.level), float(self.env.optimum),
+                      float(self.env.sigma), np.asarray(noise_keys, dtype=np.uint64), checkpoints, curves)
+        return _output(checkpoints, curves, BASE_CURVES)
+
+
+@dataclass
+class SelectSimulation:
+    """SELECT with a given oracle and variant, one run per replication to the last checkpoint.
+
+    Finals (per replication): the FINAL_NAMES of :mod:`banditrepro.algorithms.select`, plus
+    ``candidate_mean_round_<i>`` and ``checks_passed_round_<i>`` for rounds 1..``diagnostic_rounds``.
+    """
+
+    oracle: str
+    env: MeanFunctionEnvironment
+    level: float
+    variant: select_alg.SelectVariant = field(default_factory=select_alg.SelectVariant)
+    grid_exponent: float | None = None
+    diagnostic_rounds: int = 24
+
+    def alpha(self) -> float:
+        if self.oracle == "uniform_ucb":
+            return (self.env.dim + 1.0) / (self.env.dim + 2.0)
+        return select_alg.ORACLE_ALPHA[self.oracle]
+
+    def schedule(self, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+        v = self.variant
+        return select_alg.schedule_table(horizon, self.alpha(), v.gamma_scale, include_step1=not v.skip_step1,
+                                         include_step2=not v.skip_step2)
+
+    def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:
+        checkpoints = _check_checkpoints(checkpoints)
+        v = self.variant
+        code = select_alg.ORACLES[self.oracle]
+        if code == select_alg.ORACLE_TS and not self.env.n_arms:
+            raise ValueError("the Thompson-sampling oracle needs a finite instance")
+        if code == select_alg.ORACLE_CONVEX_1D and (self.env.n_arms or self.env.dim != 1):
+            raise ValueError("the convex oracle needs a continuous 1-D instance")
+        if v.skip_step1 and self.env.n_arms:
+            raise ValueError("SELECT without Step 1 draws from a continuous arm set")
+        round_t, round_big_t = self.schedule(int(checkpoints[-1]))
+        if code == select_alg.ORACLE_UNIFORM_UCB and not v.skip_step1:
+            grid_means, grid_sizes = grid_means_table(self.env, round_t, self.grid_exponent)
+        else:
+            grid_means, grid_sizes = np.zeros((1, 1)), np.ones(1, dtype=np.int64)
+        n = len(noise_keys)
+        curves = np.zeros((n, len(select_alg.CURVE_NAMES), checkpoints.size))
+        finals = np.zeros((n, len(select_alg.FINAL_NAMES)))
+        cand = np.zeros((n, self.diagnostic_rounds))
+        passed = np.zeros((n, self.diagnostic_rounds))
+        select_alg.run_select(code, self.env.code, self.env.params, self.env.dim, np.ascontiguousarray(grid_means),
+                              grid_sizes, round_t, round_big_t, float(self.level), float(self.env.optimum),
+                              float(self.env.sigma), float(v.radius_coef), v.skip_step1, v.skip_step2,
+                              v.skip_step3, v.reuse_step1, np.asarray(noise_keys, dtype=np.uint64),
+                              np.asarray(policy_keys, dtype=np.uint64), checkpoints, curves, finals, cand, passed)
+        out = {name: finals[:, j].copy() for j, name in enumerate(select_alg.FINAL_NAMES)}
+        for i in range(self.diagnostic_rounds):
+            out[f"candidate_mean_round_{i + 1}"] = cand[:, i].copy()
+            out[f"checks_passed_round_{i + 1}"] = passed[:, i].copy()
+        return _output(checkpoints, curves, select_alg.CURVE_NAMES, out)
