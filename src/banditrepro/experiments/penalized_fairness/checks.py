@@ -1,0 +1,375 @@
+"""Claim checks of the penalized-fairness paper (spec §3, claims C1.1 ... C5.2).
+
+Thresholds are the spec's; verdicts are ``reproduced`` / ``not_reproduced`` on the replication
+means (the claims are statements about the plotted means), with the measured numbers reported.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...report.checks import ClaimResult, fmt, verdict_from
+from ..registry import claim_check
+from .simulation import ETA_UNITS, cases_from
+from .theory import arm_classes, fixed_instance, theorem_42_upper_bounds
+
+
+def _final_row(ctx, figure, panel, algorithm, metric=None, t=None):
+    c = ctx.curve(figure, panel, algorithm, metric)
+    if t is None:
+        return c.iloc[-1]
+    sel = c[c.t == t]
+    if sel.empty:
+        raise KeyError(f"{figure}/{panel}/{algorithm}: no value at t = {t}")
+    return sel.iloc[0]
+
+
+def _sweep(ctx, experiment, algorithm, metric):
+    """(eta grid, mean over replications) of one curve of an eta-sweep experiment."""
+    out = ctx.replications(experiment)[algorithm]
+    return out.checkpoints / ETA_UNITS, out.curves[metric].mean(axis=0)
+
+
+def _sweep_setup(ctx, experiment):
+    exp = ctx.spec.experiments[experiment]
+    means = np.asarray(exp.params["means"], dtype=np.float64)
+    (case,) = cases_from(exp.params, means.size)
+    return exp, means, case.tau
+
+
+# --- Setting 1 ------------------------------------------------------------------------------
+
+
+@claim_check("fair_ht_lowest_at_T")
+def ht_lowest_at_T(ctx, figure, panels, ht, baselines, margin=0.10):
+    """C1.1: in every panel Rhat_HT(T) < (1 - margin) * min over baselines of Rhat_b(T)."""
+    parts, ok = [], True
+    for panel in panels:
+        h = float(_final_row(ctx, figure, panel, ht)["mean"])
+        b = min(float(_final_row(ctx, figure, panel, a)["mean"]) for a in baselines)
+        ratio = h / b if b > 0 else math.inf
+        ok &= ratio <= 1.0 - margin
+        parts.append(f"{panel}: {fmt(ratio)}")
+    return ClaimResult(measured="HT / min(baselines) at T_max: " + ", ".join(parts),
+                       threshold=f"<= {1 - margin} in every panel", verdict=verdict_from(ok))
+
+
+@claim_check("fair_ht_not_above_baselines")
+def ht_not_above_baselines(ctx, figure, panels, ht, baselines, z=2.0):
+    """C1.2: at every T, Rhat_HT <= min(baselines) + z combined standard errors."""
+    worst, where, ok = -math.inf, "", True
+    for panel in panels:
+        h = ctx.curve(figure, panel, ht)
+        for t, hm, hs in zip(h.t, h["mean"], h.se):
+            best = None
+            for a in baselines:
+                row = _final_row(ctx, figure, panel, a, t=int(t))
+                if best is None or row["mean"] < best["mean"]:
+                    best = row
+            excess = (hm - best["mean"]) / max(math.hypot(hs, best.se), 1e-12)
+            if excess > worst:
+                worst, where = excess, f"{panel} T={int(t)} ({fmt(hm)} vs {fmt(best['mean'])})"
+            ok &= excess <= z
+    return ClaimResult(measured=f"max (HT - best baseline)/SE = {fmt(worst)} at {where}",
+                       threshold=f"<= {z} everywhere", verdict=verdict_from(ok))
+
+
+@claim_check("fair_growth_ratio")
+def growth_ratio(ctx, figure, panels, algorithms, low=None, high=None):
+    """C1.3 / C1.4: Rhat(T_max) / Rhat(T_max / 2) within [low, high] for every panel and algorithm."""
+    parts, ok = [], True
+    for panel in panels:
+        for a in algorithms:
+            c = ctx.curve(figure, panel, a)
+            t_max = int(c.t.iloc[-1])
+            prev = c[c.t == t_max // 2]
+            ratio = float(c["mean"].iloc[-1] / prev["mean"].iloc[0])
+            ok &= (low is None or ratio >= low) and (high is None or ratio <= high)
+            parts.append(f"{panel}/{a}: {fmt(ratio)}")
+    bounds = " and ".join(x for x in ((f">= {low}" if low is not None else ""),
+                                      (f"<= {high}" if high is not None else "")) if x)
+    return ClaimResult(measured="Rhat(T)/Rhat(T/2): " + ", ".join(parts), threshold=bounds, verdict=verdict_from(ok))
+
+
+# --- Setting 2 ------------------------------------------------------------------------------
+
+
+def _unfair_matrix(ctx, experiment, algorithm, fraction):
+    """(etas, u (eta, K), unfair (eta, K) boolean with u_k > fraction * tau_k T)."""
+    exp, means, tau = _sweep_setup(ctx, experiment)
+    etas = None
+    cols = []
+    for k in range(means.size):
+        etas, m = _sweep(ctx, experiment, algorithm, f"u{k + 1}")
+        cols.append(m)
+    u = np.stack(cols, axis=1)
+    return etas, u, u > fraction * tau[None, :] * exp.horizon, means, tau, exp
+
+
+@claim_check("fair_all_fair_at_eta_one")
+def all_fair_at_eta_one(ctx, figure, experiments, algorithms, max_unfairness=1.0):
+    """C2.1: at eta = 1 every arm has mean u_k <= max_unfairness under every algorithm."""
+    parts, ok = [], True
+    for exp_id in experiments:
+        for a in algorithms:
+            etas, u, *_ = _unfair_matrix(ctx, exp_id, a, 0.02)
+            top = float(u[np.argmin(np.abs(etas - 1.0))].max())
+            ok &= top <= max_unfairness
+            parts.append(f"{exp_id}/{a}: {fmt(top)}")
+    return ClaimResult(measured="max_k u_k at eta=1: " + ", ".join(parts), threshold=f"<= {max_unfairness}",
+                       verdict=verdict_from(ok))
+
+
+@claim_check("fair_lasso_ordering")
+def lasso_ordering(ctx, figure, experiments, algorithm, fraction=0.02, blip_distance=0.02):
+    """C2.2: unfair sets nested by gap at every eta, and their size non-increasing in eta; isolated
+    single-grid-point violations within ``blip_distance`` of a gap (a class threshold) are allowed."""
+    parts, ok = [], True
+    for exp_id in experiments:
+        etas, _, unfair, means, _, _ = _unfair_matrix(ctx, exp_id, algorithm, fraction)
+        gaps = means.max() - means
+        bad = np.zeros(etas.size, dtype=bool)
+        for i in range(etas.size):
+            for j in np.flatnonzero(unfair[i]):
+                if np.any(~unfair[i] & (gaps > gaps[j])):
+                    bad[i] = True
+        count = unfair.sum(axis=1)
+        rises = np.flatnonzero(np.diff(count) > 0) + 1
+        bad[rises] = True
+        near = np.array([np.min(np.abs(gaps[gaps > 0] - e)) <= blip_distance for e in etas])
+        isolated = bad & ~np.roll(bad, 1) & ~np.roll(bad, -1)
+        excused = bad & isolated & near
+        hard = bad & ~excused
+        ok &= not hard.any()
+        parts.append(f"{exp_id}: {int(bad.sum())} violating eta points ({int(excused.sum())} excused blips)"
+                     + (f" at eta = {np.round(etas[hard], 3).tolist()}" if hard.any() else ""))
+    return ClaimResult(measured="; ".join(parts), threshold="nested by gap and non-increasing count at every eta",
+                       verdict=verdict_from(ok))
+
+
+@claim_check("fair_critical_arms_fair")
+def critical_arms_fair(ctx, figure, experiments, algorithm, fraction=0.02, none_unfair_from=0.8):
+    """C2.3: every critical arm (0 < Delta_k <= eta) is fair at every eta; no unfair arm for eta >= 0.8."""
+    parts, ok = [], True
+    for exp_id in experiments:
+        etas, u, unfair, means, tau, _ = _unfair_matrix(ctx, exp_id, algorithm, fraction)
+        gaps = means.max() - means
+        critical = (gaps[None, :] > 0) & (gaps[None, :] <= etas[:, None] + 1e-12)
+        n_bad = int((unfair & critical).sum())
+        late = int(unfair[etas >= none_unfair_from - 1e-12].sum())
+        ok &= n_bad == 0 and late == 0
+        parts.append(f"{exp_id}: {n_bad} unfair critical (arm, eta) pairs, {late} unfair arms at eta >= {none_unfair_from}")
+    return ClaimResult(measured="; ".join(parts), threshold="0 and 0", verdict=verdict_from(ok))
+
+
+@claim_check("fair_flearn_all_unfair")
+def flearn_all_unfair(ctx, figure, experiments, algorithm, reference, eta_range, fraction=0.02,
+                      rel_tol=0.1, abs_tol=2.0):
+    """C2.4: over eta_range all suboptimal arms are unfair at once, each with u_k close to
+    min(alpha, u_k under plain UCB1) (``reference`` = the UCB1 algorithm of the experiment)."""
+    parts, ok = [], True
+    for exp_id in experiments:
+        etas, u, unfair, means, tau, exp = _unfair_matrix(ctx, exp_id, algorithm, fraction)
+        _, u_ref, *_ = _unfair_matrix(ctx, exp_id, reference, fraction)
+        sub = means < means.max()
+        sel = (etas >= eta_range[0] - 1e-12) & (etas <= eta_range[1] + 1e-12)
+        all_unfair = bool(unfair[sel][:, sub].all())
+        alpha = (1.0 - etas[sel]) * tau[0] * exp.horizon
+        target = np.minimum(alpha[:, None], u_ref[sel][:, sub])
+        dev = np.abs(u[sel][:, sub] - target)
+        close = bool(np.all(dev <= rel_tol * target + abs_tol))
+        ok &= all_unfair and close
+        parts.append(f"{exp_id}: min #unfair suboptimal = {int(unfair[sel][:, sub].sum(axis=1).min())}/{int(sub.sum())}, "
+                     f"max |u - min(alpha, u_UCB1)| = {fmt(float(dev.max()))}")
+    return ClaimResult(measured="; ".join(parts),
+                       threshold=f"all unfair; |u - min(alpha, u_UCB1)| <= {rel_tol} * target + {abs_tol}",
+                       verdict=verdict_from(ok))
+
+
+@claim_check("fair_lfg_mostly_unfair")
+def lfg_mostly_unfair(ctx, figure, experiments, lfg, ht, eta_range, min_unfair=5, fraction=0.02):
+    """C2.5: over eta_range LFG has >= min_unfair unfair suboptimal arms and HT-UCB none."""
+    parts, ok = [], True
+    for exp_id in experiments:
+        etas, _, unfair_l, means, _, _ = _unfair_matrix(ctx, exp_id, lfg, fraction)
+        _, _, unfair_h, *_ = _unfair_matrix(ctx, exp_id, ht, fraction)
+        sub = means < means.max()
+        sel = (etas >= eta_range[0] - 1e-12) & (etas <= eta_range[1] + 1e-12)
+        n_l = int(unfair_l[sel][:, sub].sum(axis=1).min())
+        n_h = int(unfair_h[sel].sum(axis=1).max())
+        ok &= n_l >= min_unfair and n_h == 0
+        parts.append(f"{exp_id}: LFG min #unfair = {n_l}, HT max #unfair = {n_h}")
+    return ClaimResult(measured="; ".join(parts), threshold=f"LFG >= {min_unfair}, HT = 0", verdict=verdict_from(ok))
+
+
+# --- Settings 3 and 5 -----------------------------------------------------------------------
+
+
+def _tradeoff_curve(ctx, figure, panel, algorithm):
+    p = ctx.panel(figure, panel)
+    w = ctx.curve(figure, panel, algorithm, p["metric"])
+    u = ctx.curve(figure, panel, algorithm, p["extra_metrics"][0])
+    m = w.merge(u, on="t", suffixes=("_w", "_u"))
+    return m.mean_u.to_numpy(), m.mean_w.to_numpy(), m.t.to_numpy()
+
+
+def dominance(u_ht, w_ht, u_b, w_b, rel_tol=0.001):
+    """(worst relative shortfall, mean difference over HT points with 0 < U < max U_b, n compared).
+
+    The baseline curve is sorted by U (ties averaged) and linearly interpolated at each HT point
+    inside its U range."""
+    order = np.argsort(u_b, kind="stable")
+    ub, wb = u_b[order], w_b[order]
+    uniq, inv = np.unique(ub, return_inverse=True)
+    wmean = np.bincount(inv, weights=wb) / np.bincount(inv)
+    inside = (u_ht >= uniq[0]) & (u_ht <= uniq[-1])
+    if not inside.any():
+        return math.nan, math.nan, 0
+    wb_at = np.interp(u_ht[inside], uniq, wmean)
+    shortfall = (wb_at - w_ht[inside]) / w_ht[inside]
+    interior = inside & (u_ht > 0) & (u_ht < uniq[-1])
+    diffs = w_ht[interior] - np.interp(u_ht[interior], uniq, wmean)
+    mean_diff = float(diffs.mean()) if diffs.size else math.nan
+    return float(shortfall.max()), mean_diff, int(inside.sum())
+
+
+@claim_check("fair_tradeoff_dominance")
+def tradeoff_dominance(ctx, figure, panels, ht, baselines, rel_tol=0.001):
+    """C3.1 / C5.1: at every HT point inside a baseline's U range, W_HT >= W_b(U_HT) - rel_tol W_HT,
+    and the mean difference over interior points (0 < U < max U_b) is > 0, for every panel and baseline."""
+    parts, ok, failures = [], True, []
+    for panel in panels:
+        u_h, w_h, _ = _tradeoff_curve(ctx, figure, panel, ht)
+        for b in baselines:
+            u_b, w_b, _ = _tradeoff_curve(ctx, figure, panel, b)
+            worst, mean_diff, n = dominance(u_h, w_h, u_b, w_b, rel_tol)
+            good = n > 0 and worst <= rel_tol and (math.isnan(mean_diff) or mean_diff > 0)
+            ok &= good
+            if not good:
+                failures.append(panel + "/" + b)
+            parts.append(f"{panel}/{b}: worst shortfall {fmt(100 * worst)}%, mean diff {fmt(mean_diff)} ({n} pts)")
+    measured = "; ".join(parts)
+    if failures:
+        measured = "fails in " + ", ".join(failures) + ". " + measured
+    return ClaimResult(measured=measured, threshold=f"shortfall <= {100 * rel_tol}% and mean diff > 0 everywhere",
+                       verdict=verdict_from(ok))
+
+
+@claim_check("fair_eta_one_round_robin")
+def eta_one_round_robin(ctx, figure, panels, fair_algorithms, lfg, others=(), max_unfairness=1.0,
+                        rel_tol=0.005, far_below=0.0):
+    """C3.2 / C5.2: at eta = 1 the ``fair_algorithms`` have U <= max_unfairness, LFG's W equals its
+    round-robin value T * mean_k mu_k within rel_tol, and (if ``others``) is below each of their W
+    by more than ``far_below`` (relative)."""
+    parts, ok = [], True
+    for panel in panels:
+        p = ctx.panel(figure, panel)
+        w_metric, u_metric = p["metric"], p["extra_metrics"][0]
+        rr_metric = w_metric.replace("W", "W_round_robin", 1)
+        t_one = ETA_UNITS
+        for a in fair_algorithms:
+            u = float(_final_row(ctx, figure, panel, a, u_metric, t=t_one)["mean"])
+            ok &= u <= max_unfairness
+            parts.append(f"{panel}/{a}: U={fmt(u)}")
+        w_l = float(_final_row(ctx, figure, panel, lfg, w_metric, t=t_one)["mean"])
+        w_rr = float(_final_row(ctx, figure, panel, lfg, rr_metric, t=t_one)["mean"])
+        rel = abs(w_l - w_rr) / w_rr
+        ok &= rel <= rel_tol
+        text = f"{panel}: LFG W={fmt(w_l)} vs round robin {fmt(w_rr)}"
+        for a in others:
+            w_o = float(_final_row(ctx, figure, panel, a, w_metric, t=t_one)["mean"])
+            gap = (w_o - w_l) / w_o
+            ok &= gap > far_below
+            text += f", {a} {fmt(100 * gap)}% higher"
+        parts.append(text)
+    thr = f"U <= {max_unfairness}; |W_LFG - W_rr| / W_rr <= {rel_tol}"
+    if others:
+        thr += f"; others above LFG by > {100 * far_below}%"
+    return ClaimResult(measured="; ".join(parts), threshold=thr, verdict=verdict_from(ok))
+
+
+# --- Setting 4 ------------------------------------------------------------------------------
+
+
+def _fixed_pulls(ctx, experiment, algorithm):
+    inst = fixed_instance(ctx.spec.experiments[experiment], algorithm)
+    pulls = ctx.replications(experiment)[algorithm].pulls[:, -1, :].astype(np.float64)
+    return inst, pulls.mean(axis=0)
+
+
+def _regression(x, y):
+    slope, intercept = np.polyfit(x, y, 1)
+    resid = y - (slope * x + intercept)
+    r2 = 1.0 - resid.var() / y.var() if y.var() > 0 else 0.0
+    return float(slope), float(intercept), float(r2)
+
+
+@claim_check("fair_noncritical_pulls")
+def noncritical_pulls(ctx, figure, experiments, algorithm, slack=5.0):
+    """C4.1: non-critical arms have mean N_k <= tau_k T + slack, strictly decreasing in Delta_k - A."""
+    parts, ok = [], True
+    for exp_id in experiments:
+        inst, n = _fixed_pulls(ctx, exp_id, algorithm)
+        arms = np.flatnonzero(arm_classes(inst.means, inst.penalty) == "noncritical")
+        excess = inst.gaps[arms] - inst.penalty[arms]
+        order = arms[np.argsort(excess)]
+        below = bool(np.all(n[arms] <= inst.tau[arms] * inst.horizon + slack))
+        decreasing = bool(np.all(np.diff(n[order]) < 0))
+        ok &= below and decreasing
+        parts.append(f"{exp_id}: N = {np.round(n[order], 1).tolist()} (by increasing Delta-A)")
+    return ClaimResult(measured="; ".join(parts), threshold=f"<= tau T + {slack} and strictly decreasing",
+                       verdict=verdict_from(ok))
+
+
+@claim_check("fair_pulls_regression")
+def pulls_regression(ctx, figure, experiments, algorithm, arms, side, level_fraction, r2_min=0.9, slope_max=None):
+    """C4.2 / C4.4: pool the ``arms`` class (noncritical: x = 1/(Delta-A)^2, kept if N < f tau T;
+    critical: x = 1/Delta^2, kept if N > f tau T) over the experiments and regress N on x."""
+    xs, ys = [], []
+    for exp_id in experiments:
+        inst, n = _fixed_pulls(ctx, exp_id, algorithm)
+        sel = np.flatnonzero(arm_classes(inst.means, inst.penalty) == arms)
+        level = inst.tau[sel] * inst.horizon
+        keep = (n[sel] < level_fraction * level) if side == "below" else (n[sel] > level_fraction * level)
+        sel = sel[keep]
+        gap = inst.gaps[sel] - (inst.penalty[sel] if arms == "noncritical" else 0.0)
+        xs += list(1.0 / gap**2)
+        ys += list(n[sel])
+        horizon = inst.horizon
+    slope_max = slope_max if slope_max is not None else 8 * math.log(horizon)
+    if len(xs) < 3:
+        return ClaimResult(measured=f"only {len(xs)} arms qualify", threshold="R^2 and slope over >= 3 arms",
+                           verdict="inconclusive")
+    slope, intercept, r2 = _regression(np.array(xs), np.array(ys))
+    ok = r2 >= r2_min and 0 < slope <= slope_max
+    return ClaimResult(measured=f"{len(xs)} arms: slope {fmt(slope)}, intercept {fmt(intercept)}, R^2 {fmt(r2)}",
+                       threshold=f"R^2 >= {r2_min}, slope in (0, {fmt(slope_max)}]", verdict=verdict_from(ok))
+
+
+@claim_check("fair_critical_pulls")
+def critical_pulls(ctx, figure, experiments, algorithm, slack_below=2.0, slack_above=5.0):
+    """C4.3 (N_k >= tau T - slack_below) and C4.5 (N_k <= max(8 ln T/Delta^2, tau T) + slack_above)
+    for every critical arm; ``slack_below`` or ``slack_above`` = null skips that side."""
+    parts, ok = [], True
+    for exp_id in experiments:
+        inst, n = _fixed_pulls(ctx, exp_id, algorithm)
+        arms = np.flatnonzero(arm_classes(inst.means, inst.penalty) == "critical")
+        level = inst.tau[arms] * inst.horizon
+        bound = theorem_42_upper_bounds(inst)[arms]
+        if slack_below is not None:
+            ok &= bool(np.all(n[arms] >= level - slack_below))
+        if slack_above is not None:
+            ok &= bool(np.all(n[arms] <= bound + slack_above))
+        text = f"{exp_id}: N = {np.round(n[arms], 1).tolist()}"
+        if slack_above is not None:
+            text += f" vs bound {np.round(bound, 1).tolist()}"
+        parts.append(text)
+    thr = []
+    if slack_below is not None:
+        thr.append(f">= tau T - {slack_below}")
+    if slack_above is not None:
+        thr.append(f"<= max(8 ln T/Delta^2, tau T) + {slack_above}")
+    return ClaimResult(measured="; ".join(parts), threshold=" and ".join(thr), verdict=verdict_from(ok))
+

@@ -1,0 +1,267 @@
+"""Simulation builders for the penalized-fairness paper (spec ``penalized_fairness`` §3).
+
+Every experiment is a batch of rows run by :func:`banditrepro.fairness_simulation.run_batch`:
+a row is one (replication, case, x-value), where the x-value is a horizon T (Setting 1) or a scale
+parameter eta (Settings 2, 3, 5), and a case is a (tau, reward law) combination that shares the
+replication's random instance mu^(r) (spec: common random instances across tau, T, law, eta and
+algorithm). Results are returned as ``SimulationOutput`` curves over the x-axis:
+
+* Setting 1 (``fairness_horizon_sweep``): ``checkpoints`` = the T grid (true horizons);
+* eta sweeps (``fairness_eta_sweep``): ``checkpoints`` = round(1000 * eta), i.e. the summary's ``t``
+  column is eta in units of 1/1000 (eta = 0.995 -> 995), the only integer encoding the generic
+  aggregation accepts. Plotters and checks divide by 1000.
+
+Curves per case (suffix ``_<case>`` unless the experiment has a single unnamed case):
+``regret`` (penalized regret Rhat, Setting 1), ``U`` (unfairness level), ``W`` (total expected reward
+sum_k mu_k N_k), ``W_round_robin`` (T * mean_k mu_k), ``u<k>`` (unfairness of arm k, 1-based) and
+``N<k>`` (pull counts, so every metric can be recomputed from the shards).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ... import fairness_simulation as fs
+from ...algorithms import fairness as fair
+from ...engine import SimulationOutput, StepSimulation
+from ...environments.finite import gaussian_arms, threshold_gaps
+from ...environments.movielens import movielens_arms
+from ..registry import simulation_builder
+
+ETA_UNITS = 1000  # summary t = round(ETA_UNITS * eta) for eta sweeps
+
+
+# --- configuration helpers ---------------------------------------------------------------------
+
+
+def eta_grid(spec) -> np.ndarray:
+    """``[0.1, 0.5, ...]`` or ``{range: [start, stop, step], extra: [...]}`` (stop included)."""
+    if isinstance(spec, dict):
+        start, stop, step = (float(x) for x in spec["range"])
+        n = int(round((stop - start) / step)) + 1
+        grid = np.round(start + step * np.arange(n), 6)
+        grid = np.concatenate([grid, np.asarray(spec.get("extra", []), dtype=np.float64)])
+    else:
+        grid = np.asarray(spec, dtype=np.float64)
+    grid = np.unique(grid)
+    if grid.size == 0 or grid.min() < 0 or grid.max() > 1:
+        raise ValueError("eta grid must be non-empty within [0, 1]")
+    codes = np.round(grid * ETA_UNITS)
+    if np.any(np.abs(codes - grid * ETA_UNITS) > 1e-6) or np.unique(codes).size != grid.size:
+        raise ValueError(f"eta grid values must be distinct multiples of 1/{ETA_UNITS}")
+    return grid
+
+
+def fairness_vector(tau, n_arms: int) -> np.ndarray:
+    """tau given as a scalar per arm, a list per arm, or {total: tau} meaning tau_k = tau / K."""
+    if isinstance(tau, dict):
+        return np.full(n_arms, float(tau["total"]) / n_arms)
+    tau = np.broadcast_to(np.asarray(tau, dtype=np.float64), (n_arms,)).copy()
+    return tau
+
+
+@dataclass
+class Case:
+    """One (tau, reward law) combination of an experiment."""
+
+    id: str
+    tau: np.ndarray
+    distribution: str
+
+    def metric(self, name: str) -> str:
+        return f"{name}_{self.id}" if self.id else name
+
+
+def cases_from(params: dict, n_arms: int) -> list[Case]:
+    raw = params.get("cases") or [{"id": "", "tau": params["tau"], "distribution": params.get("distribution", "gaussian")}]
+    cases = [Case(str(c.get("id", "")), fairness_vector(c["tau"], n_arms), c.get("distribution", "gaussian")) for c in raw]
+    if len({c.id for c in cases}) != len(cases):
+        raise ValueError("case ids must be distinct")
+    for c in cases:
+        if c.tau.sum() > 1 + 1e-12 or np.any(c.tau < 0):
+            raise ValueError(f"case {c.id!r}: tau must be >= 0 with sum <= 1")
+    return cases
+
+
+class Instances:
+    """Arm means per replication: fixed (``means``), uniform random (``random_uniform``: K), or
+    MovieLens popular movies (``movielens``: {m0, histograms})."""
+
+    def __init__(self, params: dict, repo_root: Path):
+        self.kind = "fixed"
+        self.movies = None
+        if "means" in params:
+            self.fixed = np.asarray(params["means"], dtype=np.float64)
+            self.n_arms = self.fixed.size
+        elif "random_uniform" in params:
+            self.kind = "random_uniform"
+            self.n_arms = int(params["random_uniform"])
+        elif "movielens" in params:
+            self.kind = "movielens"
+            ml = params["movielens"]
+            self.movies = movielens_arms(Path(repo_root) / ml["histograms"], int(ml["m0"]))
+            self.fixed = self.movies.means
+            self.n_arms = self.movies.n_arms
+        else:
+            raise ValueError("experiment params need 'means', 'random_uniform' or 'movielens'")
+        self.noise_sd = params.get("noise_sd", "1/K")
+
+    def sd(self) -> float:
+        if self.noise_sd == "1/K":  # spec: N(mu_k, 1/K^2) has variance 1/K^2
+            return 1.0 / self.n_arms
+        return float(self.noise_sd)
+
+    def means(self, noise_keys: np.ndarray) -> np.ndarray:
+        """(R, K); random instances come from each replication's key on the TAG_AUX stream."""
+        if self.kind == "random_uniform":
+            return fs.uniform_means(noise_keys, self.n_arms)
+        return np.repeat(self.fixed[None, :], len(noise_keys), axis=0)
+
+    def env(self, distribution: str, means: np.ndarray) -> tuple[str, np.ndarray]:
+        if self.kind == "movielens":
+            if distribution != "empirical":
+                raise ValueError("MovieLens arms use distribution 'empirical'")
+            _, env_params = self.movies.env()
+            return "categorical", np.repeat(env_params[None], means.shape[0], axis=0)
+        return fs.reward_params(distribution, means, self.sd() if distribution == "gaussian" else None)
+
+
+# Tuning rules (spec §2.4): numbers, or names evaluated per row.
+def _tuning(value, *, eta: float, horizon: int, tau: np.ndarray, means: np.ndarray) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    rules = {
+        "eta": lambda: eta,
+        "one_minus_eta_times_T": lambda: (1.0 - eta) * horizon,
+        "one_minus_eta_times_tau1_T": lambda: (1.0 - eta) * tau[0] * horizon,
+        "sqrt_T": lambda: math.sqrt(horizon),
+        "half_mean_range": lambda: (means.max() - means.min()) / 2.0,
+    }
+    if value not in rules:
+        raise ValueError(f"unknown tuning rule {value!r} (known: {sorted(rules)})")
+    return float(rules[value]())
+
+
+def policy_params(algo: dict, *, eta: float, horizon: int, tau: np.ndarray, means: np.ndarray) -> np.ndarray:
+    policy = algo["policy"]
+    kw = dict(eta=eta, horizon=horizon, tau=tau, means=means)
+    if policy == "ht_ucb":
+        return fair.ht_ucb_params(tau, _tuning(algo["penalty"], **kw))
+    if policy == "flearn":
+        return fair.flearn_params(tau, _tuning(algo["alpha"], **kw))
+    if policy == "lfg":
+        return fair.lfg_params(tau, _tuning(algo["eta0"], **kw), float(algo.get("rcap", 1.0)))
+    raise ValueError(f"unknown policy {policy!r} (known: ht_ucb, lfg, flearn)")
+
+
+def _depends_on_eta(algo: dict) -> bool:
+    return any(isinstance(algo.get(k), str) and "eta" in algo[k] for k in ("penalty", "alpha", "eta0"))
+
+
+# --- the sweep simulation ---------------------------------------------------------------------
+
+
+@dataclass
+class FairnessSweep:
+    """Rows = replication x case x x-value; ``x_kind`` is 'horizon' (Setting 1) or 'eta'."""
+
+    instances: Instances
+    cases: list[Case]
+    algo: dict
+    x_kind: str
+    x_values: np.ndarray  # horizons (int) or etas
+    horizon: int  # for eta sweeps
+    penalty_for_regret: object = None  # A_k of the penalized regret (Setting 1)
+
+    def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:
+        noise_keys = np.asarray(noise_keys, dtype=np.uint64)
+        policy_keys = np.asarray(policy_keys, dtype=np.uint64)
+        n_reps = noise_keys.size
+        means = self.instances.means(noise_keys)
+        k = self.instances.n_arms
+        # An algorithm whose tuning does not involve eta is run once per replication and case and
+        # repeated along the eta axis (e.g. the plain UCB1 reference of Setting 2).
+        x_run = self.x_values if (self.x_kind == "horizon" or _depends_on_eta(self.algo)) else self.x_values[:1]
+        n_x, n_run = self.x_values.size, x_run.size
+        blocks = []
+        for ci, case in enumerate(self.cases):
+            env_kind, env_params = self.instances.env(case.distribution, means)  # (R, rows, K)
+            rows_p, rows_h = [], []
+            for x in x_run:
+                horizon = int(x) if self.x_kind == "horizon" else self.horizon
+                eta = float(x) if self.x_kind == "eta" else float("nan")
+                for r in range(n_reps):
+                    rows_p.append(policy_params(self.algo, eta=eta, horizon=horizon, tau=case.tau, means=means[r]))
+                    rows_h.append(horizon)
+            horizons = np.asarray(rows_h, dtype=np.int64)
+            chk = np.unique(horizons)
+            reps = np.tile(np.arange(n_reps), n_run)
+            subs = ci * n_run + np.repeat(np.arange(n_run), n_reps)  # independent tie-breaking coins per row
+            pulls = fs.run_batch(self.algo["policy"], env_kind, np.stack(rows_p), env_params, reps,
+                                 noise_keys[reps], policy_keys[reps], subs.astype(np.uint64), horizons, chk)
+            own = pulls[np.arange(horizons.size), np.searchsorted(chk, horizons)]  # N_k at the row's horizon
+            blocks.append(own.reshape(n_run, n_reps, k).transpose(1, 0, 2))  # (R, x, K)
+        own = np.stack(blocks)  # (case, R, x, K)
+        if n_run != n_x:
+            own = np.repeat(own, n_x, axis=2)
+        curves: dict[str, np.ndarray] = {}
+        x_horizons = (self.x_values.astype(np.float64) if self.x_kind == "horizon"
+                      else np.full(n_x, float(self.horizon)))
+        for ci, case in enumerate(self.cases):
+            n = own[ci].astype(np.float64)  # (R, x, K)
+            h = np.broadcast_to(x_horizons[None, :], n.shape[:2])
+            u = fair.arm_unfairness(n, case.tau, h)
+            curves[case.metric("U")] = u.sum(axis=-1)
+            curves[case.metric("W")] = fair.expected_reward(n, means[:, None, :])
+            curves[case.metric("W_round_robin")] = h * means.mean(axis=1)[:, None]
+            if self.penalty_for_regret is not None:
+                penalty = np.array([_tuning(self.penalty_for_regret, eta=float("nan"), horizon=0, tau=case.tau,
+                                            means=m) for m in means])
+                curves[case.metric("regret")] = fair.penalized_regret(n, means[:, None, :], case.tau,
+                                                                      penalty[:, None, None], h)
+            for arm in range(k):
+                curves[case.metric(f"u{arm + 1}")] = u[:, :, arm]
+                curves[case.metric(f"N{arm + 1}")] = n[:, :, arm]
+        x_axis = (self.x_values.astype(np.int64) if self.x_kind == "horizon"
+                  else np.round(self.x_values * ETA_UNITS).astype(np.int64))
+        finals = {f"mu{arm + 1}": means[:, arm] for arm in range(k)}
+        return SimulationOutput(checkpoints=x_axis, curves=curves, finals=finals, pulls=None)
+
+
+@simulation_builder("fairness_horizon_sweep")
+def build_horizon_sweep(experiment, algorithm: str) -> FairnessSweep:
+    """Setting 1: every T of ``params.horizons`` is a separate run (LFG's eta0 = sqrt(T) depends on T)."""
+    params = experiment.params
+    instances = Instances(params, experiment.repo_root)
+    horizons = np.asarray(experiment.checkpoints, dtype=np.int64)
+    return FairnessSweep(instances, cases_from(params, instances.n_arms), experiment.algorithms[algorithm],
+                         "horizon", horizons, int(horizons[-1]), penalty_for_regret=params["regret_penalty"])
+
+
+@simulation_builder("fairness_eta_sweep")
+def build_eta_sweep(experiment, algorithm: str) -> FairnessSweep:
+    """Settings 2, 3 and 5: one run per eta of ``params.etas`` at horizon T."""
+    params = experiment.params
+    instances = Instances(params, experiment.repo_root)
+    return FairnessSweep(instances, cases_from(params, instances.n_arms), experiment.algorithms[algorithm],
+                         "eta", eta_grid(params["etas"]), int(experiment.horizon))
+
+
+@simulation_builder("fairness_fixed_instance")
+def build_fixed_instance(experiment, algorithm: str) -> StepSimulation:
+    """Setting 4: HT-UCB on fixed Gaussian arms through the generic step engine (pulls at T)."""
+    params = experiment.params
+    means = np.asarray(params["means"], dtype=np.float64)
+    k = means.size
+    tau = fairness_vector(params["tau"], k)
+    algo = experiment.algorithms[algorithm]
+    pol = policy_params(algo, eta=float("nan"), horizon=experiment.horizon, tau=tau, means=means)
+    kernel = fair.KERNELS[algo["policy"]]
+    sd = 1.0 / k if params.get("noise_sd", "1/K") == "1/K" else float(params["noise_sd"])
+    env, env_params = gaussian_arms(means, sd)
+    return StepSimulation(env, env_params, threshold_gaps(means, means.max())[None, :], ("pseudo_regret",),
+                          kernel, pol)
