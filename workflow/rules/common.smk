@@ -13,6 +13,7 @@ wildcard_constraints:
     shard=r"r\d{6}-\d{6}",
 
 
+@cache
 def available_papers():
     """Configured papers that have a config file; the others are announced and skipped."""
     papers = []

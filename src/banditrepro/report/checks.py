@@ -98,7 +98,8 @@ def plateau(ctx, figure, panel, algorithm, t_from, max_increase, metric=None):
     end, _, T = _final(ctx, figure, panel, algorithm, metric)
     start, _ = _at(ctx, figure, panel, algorithm, t_from, metric)
     inc = end - start
-    return ClaimResult(measured=f"R({T}) - R({t_from}) = {fmt(inc)}", threshold=f"< {max_increase}",
+    name = metric or ctx.panel(figure, panel)["metric"]
+    return ClaimResult(measured=f"{name}({T}) - {name}({t_from}) = {fmt(inc)}", threshold=f"< {max_increase}",
                        verdict=verdict_from(inc < max_increase))
 
 
