@@ -196,12 +196,14 @@ def _reuse_existing(spec: DatasetSpec, file: FileSpec, destination: Path, previo
     return None
 
 
-def fetch_dataset(name: str, raw_root: Path, mirror: Path | None, allow_network: bool = True) -> dict:
+def fetch_dataset(name: str, raw_root: Path, mirror: Path | None, allow_network: bool = True,
+                  spec: DatasetSpec | None = None) -> dict:
     """Fetch every file of dataset ``name`` into ``raw_root/name`` and write the fetch record.
 
+    ``spec`` defaults to the manifest's entry (tests pass their own for synthetic files).
     Raises DataError with a one-line message naming each missing file and why no source had it.
     """
-    spec = dataset_spec(name)
+    spec = spec or dataset_spec(name)
     folder = Path(raw_root) / name
     folder.mkdir(parents=True, exist_ok=True)
     remove_stale_parts(folder)

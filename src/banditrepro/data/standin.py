@@ -39,8 +39,8 @@ from .paths import RECORD_NAME
 
 SIZES = {
     # displays, ads, documents, categories / visits, coupons
-    "outbrain": {"small": (4000, 600, 500, 30), "full": (1_300_000, 60_000, 40_000, 97)},
-    "coupon": {"small": (5000, 400), "full": (1_150_000, 19_413)},
+    "outbrain": {"small": (4000, 600, 500, 30), "full": (1_400_000, 60_000, 40_000, 97)},
+    "coupon": {"small": (5000, 400), "full": (1_250_000, 19_413)},
 }
 COUPON_LIST_COLUMNS = (
     "CAPSULE_TEXT", "GENRE_NAME", "PRICE_RATE", "CATALOG_PRICE", "DISCOUNT_PRICE", "DISPFROM", "DISPEND",
@@ -88,7 +88,7 @@ def generate_outbrain(folder: Path, seed: int, size: str = "small") -> list[Path
     category_ids = np.sort(rng.choice(np.arange(1000, 2110), size=n_categories, replace=False))
     # Documents: ids spread out like the real ones; ~4 % without any category row.
     doc_ids = np.sort(rng.choice(np.arange(1, 3_000_000), size=n_docs, replace=False)).astype(np.int64)
-    doc_best = rng.choice(n_categories, size=n_docs, p=_skewed(rng, n_categories))
+    doc_best = rng.choice(n_categories, size=n_docs, p=_skewed(rng, n_categories, 1.6))
     has_category = rng.random(n_docs) > 0.04
     second = rng.random(n_docs) < 0.5
     rows_doc = np.concatenate([doc_ids[has_category], doc_ids[has_category & second]])
@@ -157,7 +157,7 @@ def generate_coupon(folder: Path, seed: int, size: str = "small") -> list[Path]:
     flags = np.where(rng.random((n_coupons, 7)) < weekday_usable, 1.0, 0.0)
     flags[rng.random((n_coupons, 7)) < 0.05] = 2.0
     holiday = rng.choice([0.0, 1.0, 2.0], size=(n_coupons, 2), p=[0.35, 0.6, 0.05])
-    flags[no_validity & (rng.random(n_coupons) < 0.8)] = np.nan
+    flags[no_validity & (rng.random(n_coupons) < 0.15)] = np.nan
     holiday[np.isnan(flags).all(axis=1)] = np.nan
     coupons = pd.DataFrame({
         "CAPSULE_TEXT": rng.choice(np.array(_GENRES), size=n_coupons),
