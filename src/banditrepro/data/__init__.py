@@ -42,6 +42,7 @@ from .paths import (
 from .sidecar import sidecar_name
 
 __all__ = [
+    "PROCESSED_FILES",
     "DATASET_NAMES",
     "DatasetStatus",
     "available_processed_outputs",
