@@ -264,3 +264,35 @@ def test_network_guard_is_active():
 def test_shutil_is_untouched_by_other_tests():
     # Guard against a monkeypatch leaking out of test_interrupted_copy_leaves_no_partial_file.
     assert shutil.copyfileobj.__module__ == "shutil"
+
+
+@pytest.mark.needs_data
+def test_ames_from_the_tab_separated_archive_is_verified_by_content(tmp_path, monkeypatch, real_mirror):
+    """No mirror: the JSE archive's TSV is fetched (faked here from the mirror's table), kept as
+    AmesHousing.txt, and verified by shape and content checksum, which equals the mirror CSV's."""
+    table = fetch_module.read_raw_table(real_mirror / "ameshousing" / "AmesHousing.csv", "csv")
+
+    def fake_download(url, destination):
+        assert url == "http://jse.amstat.org/v19n3/decock/AmesHousing.txt"
+        table.to_csv(destination, sep="\t", index=False)
+
+    monkeypatch.setattr(fetch_module, "download_url", fake_download)
+    record = fetch_dataset("ameshousing", tmp_path / "raw", None)
+    entry = record["files"]["AmesHousing.csv"]
+    assert entry["path"] == "AmesHousing.txt" and entry["format"] == "tsv"
+    assert entry["content_sha256"] == dataset_spec("ameshousing").file("AmesHousing.csv").content_sha256
+    assert (entry["rows"], entry["cols"]) == (2930, 82)
+    assert "AmesHousing_DataDocumentation.txt" not in record["files"]  # optional, mirror only
+
+
+def test_row_count_handles_zips_and_missing_final_newline(tmp_path):
+    from banditrepro.data.integrity import count_table
+
+    spec = FileSpec(name="t.csv", rows=3, cols=3)
+    plain = tmp_path / "t.csv"
+    plain.write_bytes(TABLE.rstrip(b"\n"))
+    assert count_table(plain, spec)[:2] == (3, 3)
+    zipped = tmp_path / "t.csv.zip"
+    with zipfile.ZipFile(zipped, "w") as bundle:
+        bundle.writestr("t.csv", TABLE)
+    assert count_table(zipped, spec) == (3, 3, ["a", "b", "c"])
