@@ -211,7 +211,7 @@ def test_kaggle_403_says_accept_the_rules(tmp_path, kaggle_credentials, monkeypa
     message = str(failure.value)
     assert "HTTP 403" in message and "accept" in message
     assert "https://www.kaggle.com/c/coupon-purchase-prediction/rules" in message
-    assert ("coupon-purchase-prediction", "coupon_visit_train.csv.zip") in api.calls
+    assert api.calls == [("coupon-purchase-prediction", "coupon_list_train.csv.zip")]  # asked once
     assert not (tmp_path / "raw" / "coupon" / "fetch_record.json").exists()
 
 
@@ -296,3 +296,18 @@ def test_row_count_handles_zips_and_missing_final_newline(tmp_path):
     with zipfile.ZipFile(zipped, "w") as bundle:
         bundle.writestr("t.csv", TABLE)
     assert count_table(zipped, spec) == (3, 3, ["a", "b", "c"])
+
+
+def test_kaggle_refusal_is_asked_once_and_reported_once(tmp_path, kaggle_credentials, monkeypatch):
+    def forbidden(competition, file_name, folder):
+        raise _http_error(403)
+
+    api = _FakeKaggleApi(forbidden)
+    monkeypatch.setattr(kaggle_client, "import_kaggle_api", lambda: api)
+    with pytest.raises(DataError) as failure:
+        fetch_dataset("outbrain", tmp_path / "raw", tmp_path / "empty-mirror")
+    message = str(failure.value)
+    assert len(api.calls) == 1
+    assert message.count("HTTP 403") == 1 and "\n" not in message
+    for name in ("promoted_content.csv.zip", "clicks_train.csv.zip", "events.csv.zip", "documents_categories.csv.zip"):
+        assert name in message

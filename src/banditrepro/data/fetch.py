@@ -214,7 +214,8 @@ def fetch_dataset(name: str, raw_root: Path, mirror: Path | None, allow_network:
         record_file.unlink()  # rewritten below only if everything verifies
 
     entries: dict[str, dict] = {}
-    missing: list[str] = []
+    missing: dict[str, list[str]] = {}  # reason -> files, so one line names each cause once
+    kaggle_refusal: str | None = None  # after one refusal (credentials, 403) the other files are not tried
     url_work = Path(tempfile.mkdtemp(prefix=".download-", dir=folder))
     try:
         cache = _UrlCache(url_work)
@@ -234,6 +235,8 @@ def fetch_dataset(name: str, raw_root: Path, mirror: Path | None, allow_network:
                     elif source == "kaggle":
                         if not allow_network:
                             raise SourceUnavailable("network disabled")
+                        if kaggle_refusal:
+                            raise SourceUnavailable(kaggle_refusal)
                         entry = _from_kaggle(spec, file, destination, folder)
                     else:
                         raise DataError(f"{name}: unknown source {source!r} in the manifest")
@@ -241,10 +244,11 @@ def fetch_dataset(name: str, raw_root: Path, mirror: Path | None, allow_network:
                 except SourceUnavailable as exc:
                     reasons.append(f"{source}: {exc}")
                 except kaggle_client.KaggleUnavailable as exc:
+                    kaggle_refusal = str(exc)
                     reasons.append(f"kaggle: {exc}")
             if entry is None:
                 if file.required:
-                    missing.append(f"{file.name} ({'; '.join(reasons)})")
+                    missing.setdefault("; ".join(reasons), []).append(file.name)
                 else:
                     log.info("%s: optional file %s skipped (%s)", name, file.name, "; ".join(reasons))
                 continue
@@ -254,7 +258,8 @@ def fetch_dataset(name: str, raw_root: Path, mirror: Path | None, allow_network:
         shutil.rmtree(url_work, ignore_errors=True)
 
     if missing:
-        raise DataError(f"{name}: could not get " + ", ".join(missing))
+        raise DataError(f"{name}: could not get " + "; ".join(
+            f"{', '.join(files)} ({reason})" for reason, files in missing.items()))
 
     record = {"dataset": name, "title": spec.title, "standin": False, "fetched_at": _utc_now(),
               "mirror": str(mirror) if mirror else None, "files": entries}
