@@ -311,3 +311,15 @@ def test_kaggle_refusal_is_asked_once_and_reported_once(tmp_path, kaggle_credent
     assert message.count("HTTP 403") == 1 and "\n" not in message
     for name in ("promoted_content.csv.zip", "clicks_train.csv.zip", "events.csv.zip", "documents_categories.csv.zip"):
         assert name in message
+
+
+def test_zipped_mirror_file_is_counted_inside_the_zip(tmp_path):
+    """A .csv.zip copied through a temporary name (.x.csv.zip.part-…) is still read as a zip."""
+    mirror = tmp_path / "mirror"
+    (mirror / "synthetic").mkdir(parents=True)
+    with zipfile.ZipFile(mirror / "synthetic" / "table.csv.zip", "w") as bundle:
+        bundle.writestr("table.csv", TABLE)
+    spec = DatasetSpec(name="outbrain", title="synthetic", mirror_dir="synthetic",
+                       files=(FileSpec(name="table.csv.zip", rows=3, cols=3, columns=("a", "b", "c")),))
+    record = fetch_dataset("outbrain", tmp_path / "raw", mirror, allow_network=False, spec=spec)
+    assert (record["files"]["table.csv.zip"]["rows"], record["files"]["table.csv.zip"]["cols"]) == (3, 3)

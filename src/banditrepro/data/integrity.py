@@ -86,9 +86,14 @@ def remove_stale_parts(folder: Path) -> None:
             stale.unlink(missing_ok=True)
 
 
-def open_table_text(path: Path, encoding: str = "utf-8") -> io.TextIOBase:
-    """Open a CSV/DAT file or the single CSV member of a zip as text."""
-    if path.suffix == ".zip":
+def open_table_text(path: Path, encoding: str = "utf-8", zipped: bool | None = None) -> io.TextIOBase:
+    """Open a CSV/DAT file or the single CSV member of a zip as text.
+
+    ``zipped`` defaults to the file name; pass it explicitly for temporary files (``.x.zip.part-…``).
+    """
+    if zipped is None:
+        zipped = path.suffix == ".zip"
+    if zipped:
         archive = zipfile.ZipFile(path)
         members = [m for m in archive.namelist() if not m.endswith("/") and not m.startswith("__MACOSX")]
         if len(members) != 1:
@@ -104,7 +109,7 @@ def count_table(path: Path, spec: FileSpec) -> tuple[int, int, list[str]]:
     counted when the file has one. Columns are counted on the first line with the file's delimiter.
     """
     encoding = spec.encoding or "utf-8"
-    with open_table_text(path, encoding=encoding) as handle:
+    with open_table_text(path, encoding=encoding, zipped=spec.name.endswith(".zip")) as handle:
         first_line = handle.readline()
         first = first_line.rstrip("\r\n")
         lines = 1 if first_line.endswith("\n") else 0
