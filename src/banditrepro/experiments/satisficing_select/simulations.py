@@ -220,7 +220,8 @@ class SelectSimulation:
     """SELECT with a given oracle and variant, one run per replication to the last checkpoint.
 
     Finals (per replication): the FINAL_NAMES of :mod:`banditrepro.algorithms.select`, plus
-    ``candidate_mean_round_<i>`` and ``checks_passed_round_<i>`` for rounds 1..``diagnostic_rounds``.
+    ``candidate_mean_round_<i>`` and ``checks_passed_round_<i>`` for rounds 1..``diagnostic_rounds``
+    and the indicators ``rounds_started_eq_<i>`` (and ``rounds_started_gt_<D>``).
     """
 
     oracle: str
@@ -269,4 +270,7 @@ class SelectSimulation:
         for i in range(self.diagnostic_rounds):
             out[f"candidate_mean_round_{i + 1}"] = cand[:, i].copy()
             out[f"checks_passed_round_{i + 1}"] = passed[:, i].copy()
+            # indicators: their means over replications are the distribution of rounds reached
+            out[f"rounds_started_eq_{i + 1}"] = (finals[:, 0] == i + 1).astype(np.float64)
+        out[f"rounds_started_gt_{self.diagnostic_rounds}"] = (finals[:, 0] > self.diagnostic_rounds).astype(np.float64)
         return _output(checkpoints, curves, select_alg.CURVE_NAMES, out)
