@@ -323,3 +323,21 @@ def test_zipped_mirror_file_is_counted_inside_the_zip(tmp_path):
                        files=(FileSpec(name="table.csv.zip", rows=3, cols=3, columns=("a", "b", "c")),))
     record = fetch_dataset("outbrain", tmp_path / "raw", mirror, allow_network=False, spec=spec)
     assert (record["files"]["table.csv.zip"]["rows"], record["files"]["table.csv.zip"]["cols"]) == (3, 3)
+
+
+def test_kaggle_file_served_unzipped_under_the_other_name_is_stored_zipped(tmp_path, kaggle_credentials,
+                                                                          monkeypatch):
+    def serve(competition, file_name, folder):
+        if file_name.endswith(".zip"):
+            raise _http_error(404)
+        (folder / file_name).write_bytes(TABLE)
+
+    api = _FakeKaggleApi(serve)
+    monkeypatch.setattr(kaggle_client, "import_kaggle_api", lambda: api)
+    spec = DatasetSpec(name="outbrain", title="synthetic", mirror_dir="synthetic", kaggle="outbrain-click-prediction",
+                       files=(FileSpec(name="table.csv.zip", rows=3, cols=3, sources=("kaggle",)),))
+    record = fetch_dataset("outbrain", tmp_path / "raw", None, spec=spec)
+    assert api.calls == [("outbrain-click-prediction", "table.csv.zip"), ("outbrain-click-prediction", "table.csv")]
+    with zipfile.ZipFile(tmp_path / "raw" / "outbrain" / "table.csv.zip") as bundle:
+        assert bundle.namelist() == ["table.csv"] and bundle.read("table.csv") == TABLE
+    assert record["files"]["table.csv.zip"]["rows"] == 3

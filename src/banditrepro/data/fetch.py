@@ -145,25 +145,41 @@ def _verify_reformatted_table(path: Path, file: FileSpec, fmt: str, origin: str)
 
 
 # --------------------------------------------------------------------------------------------- kaggle
+def _kaggle_candidates(file: FileSpec) -> list[str]:
+    """Names to ask Kaggle for: the manifest's kaggle_file (or name), then the zipped/unzipped variant."""
+    first = file.kaggle_file or file.name
+    other = first[: -len(".zip")] if first.endswith(".zip") else first + ".zip"
+    return [first, other]
+
+
 def _from_kaggle(spec: DatasetSpec, file: FileSpec, destination: Path, work: Path) -> dict:
     if not spec.kaggle:
         raise SourceUnavailable("not on Kaggle")
-    remote = file.kaggle_file or file.name
     folder = Path(tempfile.mkdtemp(prefix=".kaggle-", dir=work))
     try:
-        try:
-            downloaded = kaggle_client.download_competition_file(spec.kaggle, remote, folder)
-        except FileNotFoundError as exc:
-            raise DataError(str(exc)) from None
+        downloaded, remote = None, None
+        for remote in _kaggle_candidates(file):
+            try:
+                downloaded = kaggle_client.download_competition_file(spec.kaggle, remote, folder)
+                break
+            except FileNotFoundError:
+                continue
+        if downloaded is None:
+            raise DataError(f"Kaggle competition {spec.kaggle} has none of {_kaggle_candidates(file)}")
         origin = f"kaggle {spec.kaggle}/{remote}"
         with staged_file(destination) as tmp:
-            if zipfile.is_zipfile(downloaded) and not file.name.endswith(".zip"):
+            is_zip = zipfile.is_zipfile(downloaded)
+            if is_zip and not file.name.endswith(".zip"):
                 with zipfile.ZipFile(downloaded) as bundle:
                     members = [m for m in bundle.namelist() if not m.endswith("/")]
                     if len(members) != 1:
                         raise DataError(f"{remote} from Kaggle holds {members}, expected one file")
                     with bundle.open(members[0]) as src, open(tmp, "wb") as dst:
                         shutil.copyfileobj(src, dst, 1 << 20)
+            elif not is_zip and file.name.endswith(".zip"):
+                # Served unzipped: store it zipped under the manifest's name (one member, as Kaggle's zips).
+                with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+                    bundle.write(downloaded, file.name[: -len(".zip")])
             else:
                 shutil.move(downloaded, tmp)
             return verify_file(tmp, file, origin)
