@@ -295,7 +295,7 @@ def test_row_count_handles_zips_and_missing_final_newline(tmp_path):
     zipped = tmp_path / "t.csv.zip"
     with zipfile.ZipFile(zipped, "w") as bundle:
         bundle.writestr("t.csv", TABLE)
-    assert count_table(zipped, spec) == (3, 3, ["a", "b", "c"])
+    assert count_table(zipped, FileSpec(name="t.csv.zip")) == (3, 3, ["a", "b", "c"])
 
 
 def test_kaggle_refusal_is_asked_once_and_reported_once(tmp_path, kaggle_credentials, monkeypatch):
