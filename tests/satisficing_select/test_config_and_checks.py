@@ -1,0 +1,102 @@
+"""The paper config builds and runs, and the claim checks decide as spec §3 says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from banditrepro.engine import SimulationOutput
+from banditrepro.experiments.satisficing_select import checks
+from banditrepro.experiments.satisficing_select.builders import build_simulation
+from banditrepro.experiments.spec import load_paper
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("scale", ["paper", "smoke"])
+def test_config_loads_and_every_cell_builds(scale):
+    spec = load_paper("satisficing_select", scale, REPO)
+    assert {"fig2", "fig3", "fig4", "fig5", "fig6", "diagnostics"} <= set(spec.figures)
+    if scale == "paper":
+        for exp in spec.experiments.values():
+            assert exp.replications == 1000 and list(exp.checkpoints) == list(range(500, 5001, 500))
+    for exp in spec.experiments.values():
+        for algo, cfg in exp.algorithms.items():
+            sim = build_simulation(exp.params, cfg)
+            assert hasattr(sim, "run"), (exp.id, algo)
+
+
+def test_smoke_cells_run():
+    spec = load_paper("satisficing_select", "smoke", REPO)
+    nk = np.array([11, 12], dtype=np.uint64)
+    pk = np.array([21, 22], dtype=np.uint64)
+    chk = np.array([100, 200])
+    for exp in spec.experiments.values():
+        for algo, cfg in exp.algorithms.items():
+            out = build_simulation(exp.params, cfg).run(nk, pk, chk)
+            sat = out.curves["satisficing_regret"]
+            assert sat.shape == (2, 2) and np.all(sat[:, 1] >= sat[:, 0]), (exp.id, algo)
+
+
+class FakeContext:
+    """Summaries and per-replication curves of one figure, panel 'a', metric 'satisficing_regret'."""
+
+    def __init__(self, curves: dict[str, np.ndarray], ts=(2500, 5000)):
+        self.ts = np.array(ts)
+        self.outs = {a: SimulationOutput(checkpoints=self.ts, curves={"satisficing_regret": c}) for a, c in curves.items()}
+
+    def panel(self, figure, panel):
+        return {"id": panel, "experiment": "e", "metric": "satisficing_regret"}
+
+    def replications(self, experiment):
+        return self.outs
+
+    def curve(self, figure, panel, algorithm, metric=None):
+        c = self.outs[algorithm].curves["satisficing_regret"]
+        return pd.DataFrame({"t": self.ts, "mean": c.mean(0), "se": c.std(0, ddof=1) / np.sqrt(len(c)), "n": len(c)})
+
+
+def _reps(at_half, at_end, n=400, sd=1.0, seed=0):
+    rng = np.random.default_rng(seed)
+    a = at_half + sd * rng.standard_normal(n)
+    return np.column_stack([a, a + (at_end - at_half) + 0.1 * sd * rng.standard_normal(n)])
+
+
+def test_growth_ratio_constant_and_growing():
+    ctx = FakeContext({"flat": _reps(100, 105), "up": _reps(100, 160)})
+    assert checks.growth_ratio(ctx, "f", "a", ["flat"], 2500, max_ratio=1.10).verdict == "reproduced"
+    assert checks.growth_ratio(ctx, "f", "a", ["flat", "up"], 2500, max_ratio=1.10).verdict == "not_reproduced"
+    assert checks.growth_ratio(ctx, "f", "a", ["up"], 2500, min_ratio=1.25).verdict == "reproduced"
+    with pytest.raises(ValueError):
+        checks.growth_ratio(ctx, "f", "a", ["up"], 2500)
+
+
+def test_less_than_all_uses_two_standard_errors():
+    ctx = FakeContext({"low": _reps(10, 50, sd=5), "high": _reps(10, 60, sd=5), "close": _reps(10, 50.3, sd=5)})
+    assert checks.less_than_all(ctx, "f", "a", "low", ["high"]).verdict == "reproduced"
+    assert checks.less_than_all(ctx, "f", "a", "high", ["low"]).verdict == "not_reproduced"
+    assert checks.less_than_all(ctx, "f", "a", "low", ["close"]).verdict == "inconclusive"
+    assert checks.less_than_all(ctx, "f", "a", ["low", "close"], ["high"]).verdict == "reproduced"
+
+
+def test_comparable_and_pairwise_and_spread():
+    ctx = FakeContext({"a": _reps(10, 100), "b": _reps(10, 120), "c": _reps(10, 130)})
+    assert checks.comparable(ctx, "f", "a", "a", "b", 0.25).verdict == "reproduced"
+    assert checks.comparable(ctx, "f", "a", "a", "b", 0.1).verdict == "not_reproduced"
+    assert checks.pairwise_comparable(ctx, "f", "a", ["a", "b", "c"], 0.25).verdict == "not_reproduced"  # 130/100
+    assert checks.pairwise_comparable(ctx, "f", "a", ["b", "c"], 0.25).verdict == "reproduced"
+    assert checks.spread_at_every_t(ctx, "f", ["a"], ["a", "b", "c"], 1.5).verdict == "reproduced"
+    assert checks.not_above_max(ctx, "f", "a", "b", ["a", "c"]).verdict == "reproduced"
+    assert checks.not_above_max(ctx, "f", "a", "c", ["a", "b"]).verdict == "not_reproduced"
+
+
+def test_any_variant_recovers():
+    ctx = FakeContext({"select": _reps(100, 190), "v1": _reps(100, 180), "v2": _reps(100, 104)})
+    inner = {"fn": "select_growth_ratio", "panel": "a", "algorithms": ["select"], "t_from": 2500, "max_ratio": 1.1}
+    res = checks.any_variant_recovers(ctx, "f", inner, "select", ["v1", "v2"])
+    assert res.verdict == "reproduced" and "[v2: reproduced]" in res.measured
+    res = checks.any_variant_recovers(ctx, "f", inner, "select", ["v1"])
+    assert res.verdict == "not_reproduced"
