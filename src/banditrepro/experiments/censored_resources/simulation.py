@@ -138,3 +138,42 @@ class CensoredSimulation:
             "final_regret": out["regret"][:, -1].copy(),
         }
         return SimulationOutput(checkpoints=checkpoints, curves=out, finals=finals)
+
+
+# --- z-RCUCB (Sec. 4; no figure of the paper uses it) ----------------------------------------
+
+
+@njit(cache=True)
+def simulate_zrcucb(env_code, env_params, env_table, tau_max, lam_params, cost_slope, alpha, delta, refine_m,
+                    horizon, capacity, noise_key, policy_key):
+    """One run of z-RCUCB (Algorithm 1) for ``horizon`` rounds.
+
+    Returns (grids (n, capacity, 5), counts (n,), chosen arms (T,), chosen limits (T,)); the output
+    pair is :func:`banditrepro.algorithms.rcucb.zrcucb_finest` of the final grids.
+    """
+    n_arms = env_params.shape[0]
+    grids = np.zeros((n_arms, capacity, rcucb.ZCOLS))
+    counts = np.ones(n_arms, dtype=np.int64)
+    for i in range(n_arms):
+        grids[i, 0, 0] = tau_max
+        grids[i, 0, 4] = 1.0
+    n0 = np.zeros(n_arms)
+    pulls = np.zeros(n_arms, dtype=np.int64)
+    arms_out = np.empty(horizon, dtype=np.int64)
+    taus_out = np.empty(horizon)
+    log_level = np.log(n_arms * float(horizon) * float(horizon) / delta)
+    stream = np.empty(4, dtype=np.uint64)
+    stream[0] = policy_key
+    stream[1] = rng.TAG_POLICY
+    stream[2] = 0
+    stream[3] = 0
+    for t in range(horizon):
+        arm, k = rcucb.zrcucb_select(grids, counts, n0, lam_params, alpha, log_level, stream)
+        tau = grids[arm, k, 0]
+        reward, consumption = ce.draw(env_code, env_params, env_table, noise_key, arm, pulls[arm])
+        pulls[arm] += 1
+        rcucb.zrcucb_update(grids, counts, n0, arm, tau, reward, consumption, cost_slope, lam_params, alpha,
+                            log_level, refine_m)
+        arms_out[t] = arm
+        taus_out[t] = tau
+    return grids, counts, arms_out, taus_out
