@@ -28,12 +28,39 @@ GAUSSIAN = 0  # rows: mean, standard deviation
 BERNOULLI = 1  # rows: success probability
 BETA = 2  # rows: alpha, beta
 CATEGORICAL = 3  # rows: V cumulative probabilities, then V values
-ENV_IDS = {"gaussian": GAUSSIAN, "bernoulli": BERNOULLI, "beta": BETA, "categorical": CATEGORICAL}
+BETA_JOHNK = 4  # rows: alpha, beta with alpha + beta <= 1 (Johnk's sampler, see _beta_johnk_step)
+ENV_IDS = {"gaussian": GAUSSIAN, "bernoulli": BERNOULLI, "beta": BETA, "categorical": CATEGORICAL,
+           "beta_johnk": BETA_JOHNK}
+_JOHNK_TRIES = 32
 
 _gaussian_step = finite.GAUSSIAN.step
 _bernoulli_step = finite.BERNOULLI.step
 _beta_step = finite.BETA.step
 _categorical_step = finite.CATEGORICAL.step
+
+
+@njit(cache=True)
+def _beta_johnk_step(env_params, env_state, noise_key, t, arm, pull_index, obs):
+    """Beta(a, b) for a + b <= 1 by Johnk's method, in logs (U^(1/a) underflows for small a).
+
+    Setting 5's Beta(mu, 1 - mu) has a + b = 1, where a Johnk attempt (one Philox block) is accepted
+    with probability a b pi / sin(pi a) >= pi/4; this is ~4x cheaper than the two Marsaglia-Tsang
+    gammas of ``finite.BETA``. Attempt j of pull i uses counter i * 32 + j of (arm, TAG_ARM); after
+    31 rejections (probability < 1e-20) the mean is returned."""
+    a = env_params[0, arm]
+    b = env_params[1, arm]
+    base = np.uint64(pull_index) * np.uint64(_JOHNK_TRIES)
+    for j in range(_JOHNK_TRIES):
+        u, v = rng.uniform2(noise_key, rng.TAG_ARM, arm, base + np.uint64(j))
+        x = math.log(u) / a
+        y = math.log(v) / b
+        m = x if x > y else y
+        ex = math.exp(x - m)
+        total = ex + math.exp(y - m)
+        if m + math.log(total) <= 0.0:  # U^(1/a) + V^(1/b) <= 1
+            obs[0] = ex / total
+            return
+    obs[0] = a / (a + b)
 
 
 @njit(cache=True)
@@ -44,6 +71,8 @@ def _env_step(env_kind, env_params, env_state, noise_key, t, arm, pull_index, ob
         _bernoulli_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
     elif env_kind == BETA:
         _beta_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
+    elif env_kind == BETA_JOHNK:
+        _beta_johnk_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
     else:
         _categorical_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
 
@@ -156,7 +185,8 @@ def uniform_means(instance_keys, n_arms: int) -> np.ndarray:
 def reward_params(distribution: str, means: np.ndarray, noise_sd: float | None = None) -> tuple[str, np.ndarray]:
     """(env kind, env_params (E, rows, K)) for per-instance means (E, K).
 
-    gaussian: N(mu_k, noise_sd^2); beta: Beta(mu_k, 1 - mu_k); bernoulli: Bernoulli(mu_k).
+    gaussian: N(mu_k, noise_sd^2); beta: Beta(mu_k, 1 - mu_k) (Johnk's sampler, exact and faster than
+    the generic two-gamma one for a + b = 1); bernoulli: Bernoulli(mu_k).
     """
     means = np.atleast_2d(np.asarray(means, dtype=np.float64))
     if distribution == "gaussian":
@@ -166,7 +196,7 @@ def reward_params(distribution: str, means: np.ndarray, noise_sd: float | None =
     if np.any((means <= 0) | (means >= 1)):
         raise ValueError(f"{distribution} rewards need means in (0, 1)")
     if distribution == "beta":
-        return "beta", np.stack([means, 1.0 - means], axis=1)
+        return "beta_johnk", np.stack([means, 1.0 - means], axis=1)
     if distribution == "bernoulli":
         return "bernoulli", means[:, None, :].copy()
     raise ValueError(f"unknown reward distribution {distribution!r}")

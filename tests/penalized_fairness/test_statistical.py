@@ -85,7 +85,7 @@ def test_reward_models_have_the_stated_means_and_variances(distribution):
     keys = np.arange(n_reps, dtype=np.uint64) + np.uint64(99)
     draws = np.zeros((n_reps, 2, 500))
     from banditrepro.environments import finite
-    step = {"gaussian": finite.GAUSSIAN, "beta": finite.BETA, "bernoulli": finite.BERNOULLI}[distribution].step
+    step = {"gaussian": finite.GAUSSIAN.step, "beta": fs._beta_johnk_step, "bernoulli": finite.BERNOULLI.step}[distribution]
     obs = np.zeros(1)
     for r in range(n_reps):
         state = np.zeros(2)
@@ -105,3 +105,18 @@ def test_uniform_instances():
     assert mu.shape == (2000, 5) and mu.min() > 0 and mu.max() < 1
     assert abs(mu.mean() - 0.5) < 5 * math.sqrt(1 / 12 / mu.size)
     np.testing.assert_array_equal(mu[:3], fs.uniform_means(np.arange(3, dtype=np.uint64), 5))
+
+
+@pytest.mark.parametrize("a", [0.03, 0.3, 0.5, 0.9])
+def test_johnk_beta_sampler_matches_the_beta_law(a):
+    from scipy import stats
+
+    env_params = np.array([[a], [1.0 - a]])
+    obs = np.zeros(1)
+    state = np.zeros(1)
+    draws = np.empty(4000)
+    for i in range(draws.size):
+        fs._beta_johnk_step(env_params, state, np.uint64(12345), 1, 0, i, obs)
+        draws[i] = obs[0]
+    assert draws.min() >= 0.0 and draws.max() <= 1.0
+    assert stats.kstest(draws, stats.beta(a, 1.0 - a).cdf).pvalue > 1e-3

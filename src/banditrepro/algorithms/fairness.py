@@ -57,13 +57,24 @@ FLEARN_ID = 2
 ALGORITHM_IDS = {"ht_ucb": HT_UCB_ID, "lfg": LFG_ID, "flearn": FLEARN_ID}
 
 
+@njit(cache=True, inline="always")
+def _tie_pick(scores, best, count, stream):
+    """The j-th of the ``count`` entries equal to ``best``, j uniform (one coin per tied step)."""
+    j = rng.stream_integer(stream, count)
+    for k in range(scores.shape[0]):
+        if scores[k] == best:
+            if j == 0:
+                return k
+            j -= 1
+    return 0
+
+
 @njit(cache=True)
 def argmax_random_ties(scores, stream):
     """Index of the maximum of ``scores``, uniformly random among exact maxima.
 
-    Two passes instead of reservoir sampling: one policy coin per tied step rather than one per
-    tied arm (Flearn's deficits tie across all arms with equal counts).
-    """
+    One policy coin per tied step rather than one per tied arm (Flearn's deficits tie across all
+    arms with equal counts)."""
     best = -math.inf
     count = 0
     choice = 0
@@ -77,13 +88,11 @@ def argmax_random_ties(scores, stream):
             count += 1
     if count == 1:
         return choice
-    j = rng.stream_integer(stream, count)
-    for k in range(scores.shape[0]):
-        if scores[k] == best:
-            if j == 0:
-                return k
-            j -= 1
-    return choice
+    return _tie_pick(scores, best, count, stream)
+
+
+# The selectors below fuse the score computation with the argmax (one pass over the arms; the
+# scores are kept in the scratch row for the rare second pass over exact ties).
 
 
 @njit(cache=True)
@@ -93,21 +102,44 @@ def ht_ucb_select_core(t, state, params, stream, radius_scale):
     if t <= n_arms:
         return t - 1
     scores = state[SCRATCH]
+    best = -math.inf
+    count = 0
+    choice = 0
     for k in range(n_arms):
         index = state[MEAN, k] + radius_scale * state[INV_SQRT_N, k]
         if state[COUNT, k] < params[0, k] * t:  # hard threshold: arm below its fair share tau_k * t
             index += params[1, k]
         scores[k] = index
-    return argmax_random_ties(scores, stream)
+        if index > best:
+            best = index
+            count = 1
+            choice = k
+        elif index == best:
+            count += 1
+    if count == 1:
+        return choice
+    return _tie_pick(scores, best, count, stream)
 
 
 @njit(cache=True)
 def ucb_argmax_core(state, stream, radius_scale):
     """UCB1 arm (random ties) from the shared statistics; all arms must have N_k >= 1."""
     scores = state[SCRATCH]
+    best = -math.inf
+    count = 0
+    choice = 0
     for k in range(state.shape[1]):
-        scores[k] = state[MEAN, k] + radius_scale * state[INV_SQRT_N, k]
-    return argmax_random_ties(scores, stream)
+        index = state[MEAN, k] + radius_scale * state[INV_SQRT_N, k]
+        scores[k] = index
+        if index > best:
+            best = index
+            count = 1
+            choice = k
+        elif index == best:
+            count += 1
+    if count == 1:
+        return choice
+    return _tie_pick(scores, best, count, stream)
 
 
 @njit(cache=True)
@@ -116,17 +148,23 @@ def flearn_select_core(t, state, params, stream, radius_scale):
     n_arms = state.shape[1]
     if t <= n_arms:
         return t - 1
-    alpha = params[1, 0]
-    largest = -math.inf
+    scores = state[SCRATCH]
+    best = -math.inf
+    count = 0
+    choice = 0
     for k in range(n_arms):
         deficit = params[0, k] * (t - 1) - state[COUNT, k]
-        if deficit > largest:
-            largest = deficit
-    if largest > alpha:
-        scores = state[SCRATCH]
-        for k in range(n_arms):
-            scores[k] = params[0, k] * (t - 1) - state[COUNT, k]
-        return argmax_random_ties(scores, stream)
+        scores[k] = deficit
+        if deficit > best:
+            best = deficit
+            count = 1
+            choice = k
+        elif deficit == best:
+            count += 1
+    if best > params[1, 0]:  # some deficit exceeds alpha: serve the largest
+        if count == 1:
+            return choice
+        return _tie_pick(scores, best, count, stream)
     return ucb_argmax_core(state, stream, radius_scale)
 
 
@@ -139,12 +177,24 @@ def lfg_select_core(t, state, params, stream, radius_scale):
     eta0 = params[1, 0]
     rcap = params[2, 0]
     scores = state[SCRATCH]
+    best = -math.inf
+    count = 0
+    choice = 0
     for k in range(n_arms):
         ucb = state[MEAN, k] + radius_scale * state[INV_SQRT_N, k]
         if ucb > rcap:
             ucb = rcap
-        scores[k] = state[QUEUE, k] + eta0 * ucb
-    return argmax_random_ties(scores, stream)
+        score = state[QUEUE, k] + eta0 * ucb
+        scores[k] = score
+        if score > best:
+            best = score
+            count = 1
+            choice = k
+        elif score == best:
+            count += 1
+    if count == 1:
+        return choice
+    return _tie_pick(scores, best, count, stream)
 
 
 @njit(cache=True)

@@ -27,8 +27,7 @@ import numpy as np
 
 from ... import fairness_simulation as fs
 from ...algorithms import fairness as fair
-from ...engine import SimulationOutput, StepSimulation
-from ...environments.finite import gaussian_arms, threshold_gaps
+from ...engine import SimulationOutput
 from ...environments.movielens import movielens_arms
 from ..registry import simulation_builder
 
@@ -251,17 +250,36 @@ def build_eta_sweep(experiment, algorithm: str) -> FairnessSweep:
                          "eta", eta_grid(params["etas"]), int(experiment.horizon))
 
 
+@dataclass
+class FixedInstanceRun:
+    """One policy on fixed arms, all replications in one cached compiled call; pulls at checkpoints."""
+
+    algorithm: str
+    params: np.ndarray  # (3, K)
+    env_kind: str
+    env_params: np.ndarray  # (1, rows, K)
+    gaps: np.ndarray
+
+    def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:
+        noise_keys = np.asarray(noise_keys, dtype=np.uint64)
+        n_reps = noise_keys.size
+        checkpoints = np.asarray(checkpoints, dtype=np.int64)
+        pulls = fs.run_batch(self.algorithm, self.env_kind, np.repeat(self.params[None], n_reps, axis=0),
+                             self.env_params, np.zeros(n_reps, dtype=np.int64), noise_keys,
+                             np.asarray(policy_keys, dtype=np.uint64), np.zeros(n_reps, dtype=np.uint64),
+                             int(checkpoints[-1]), checkpoints)
+        return SimulationOutput(checkpoints=checkpoints, curves={"pseudo_regret": pulls @ self.gaps}, pulls=pulls)
+
+
 @simulation_builder("fairness_fixed_instance")
-def build_fixed_instance(experiment, algorithm: str) -> StepSimulation:
-    """Setting 4: HT-UCB on fixed Gaussian arms through the generic step engine (pulls at T)."""
+def build_fixed_instance(experiment, algorithm: str) -> FixedInstanceRun:
+    """Setting 4: HT-UCB on fixed Gaussian arms; pull counts at the checkpoints (last = T)."""
     params = experiment.params
     means = np.asarray(params["means"], dtype=np.float64)
     k = means.size
     tau = fairness_vector(params["tau"], k)
     algo = experiment.algorithms[algorithm]
     pol = policy_params(algo, eta=float("nan"), horizon=experiment.horizon, tau=tau, means=means)
-    kernel = fair.KERNELS[algo["policy"]]
     sd = 1.0 / k if params.get("noise_sd", "1/K") == "1/K" else float(params["noise_sd"])
-    env, env_params = gaussian_arms(means, sd)
-    return StepSimulation(env, env_params, threshold_gaps(means, means.max())[None, :], ("pseudo_regret",),
-                          kernel, pol)
+    env_kind, env_params = fs.reward_params(params.get("distribution", "gaussian"), means[None, :], sd)
+    return FixedInstanceRun(algo["policy"], pol, env_kind, env_params, means.max() - means)
