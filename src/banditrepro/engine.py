@@ -96,6 +96,8 @@ def make_runner(env: EnvironmentKernel, policy: PolicyKernel) -> Callable:
     env_state_per_arm = env.state_per_arm
     obs_size = env.obs_size
 
+    # Not cache=True: numba keys its disk cache on the pickled closure, and dispatchers pickle with a
+    # per-process uuid, so the cache would only grow. The kernels themselves are cached.
     @njit
     def run(env_params, arm_values, happy_threshold, pol_params, noise_keys, policy_keys, checkpoints,
             curves, pulls_out, record_pulls):
