@@ -17,7 +17,7 @@ simulate round by round:
 * ``SHAPE_POLYNOMIAL`` – w_τ = τ^{-p}/ζ(p), τ ≥ 1, NOT truncated: lags 1..L0 exactly through the
   prefix-sum formula, lags > L0 through a sum of exponentials a_k ρ_k^τ (trapezoidal rule for
   τ^{-p} = Γ(p)^{-1} ∫ e^{p y} exp(-τ e^y) dy) carried by O(1) recursions. The relative error of every
-  weight for L0 < τ ≤ 10^6 is below 1e-9 (checked in the tests), so nothing is cut off; the tail paid after
+  weight for L0 < τ ≤ 10^6 is below 5e-9 (checked in the tests), so nothing is cut off; the tail paid after
   the horizon is never observed anyway.
 
 Adversarial model (spec §1.2, §3.4): a fixed 0/1 reward matrix S[t, i] (data), one total per slot, paid
