@@ -136,7 +136,7 @@ def test_confidence_scale():
 def test_sat_ucb_initial_pulls_in_index_order():
     means, roots = np.zeros(3), np.ones(3)
     for t in range(3):
-        assert sat_ucb_choose(t, means, roots, 3, 0.5, False, rng.new_stream(1), np.zeros(6)) == t
+        assert sat_ucb_choose(t, means, roots, 3, 0.5, False, rng.new_stream(1)) == t
 
 
 def test_sat_ucb_ratio_branch_hand_computed():
@@ -148,7 +148,7 @@ def test_sat_ucb_ratio_branch_hand_computed():
     expected = int(np.argmax(rho))
     assert expected == 0  # rho_0 = 1 + 0.4/c_0 is the largest
     for plus in (False, True):
-        assert sat_ucb_choose(20, means, roots, 3, 0.5, plus, rng.new_stream(3), np.zeros(6)) == expected
+        assert sat_ucb_choose(20, means, roots, 3, 0.5, plus, rng.new_stream(3)) == expected
 
 
 def test_sat_ucb_uniform_exploration_branch():
@@ -159,13 +159,13 @@ def test_sat_ucb_uniform_exploration_branch():
     ucb = means + r_t / roots
     assert ucb[0] >= 0.5 and ucb[1] >= 0.5 and ucb[2] < 0.5
     stream = rng.new_stream(7)
-    picks = [sat_ucb_choose(t, means, roots, 3, 0.5, False, stream, np.zeros(6)) for _ in range(2000)]
+    picks = [sat_ucb_choose(t, means, roots, 3, 0.5, False, stream) for _ in range(2000)]
     freq = np.bincount(picks, minlength=3) / 2000
     assert freq[2] == 0.0 and abs(freq[0] - 0.5) < 0.05
     # SAT-UCB+ goes straight to the ratio index: rho = 1 + (mu - S)/c, largest for arm 0
     c = r_t / roots
     rho = (ucb - np.maximum(means - c, 0.5)) / c
-    assert sat_ucb_choose(t, means, roots, 3, 0.5, True, stream, np.zeros(6)) == int(np.argmax(rho)) == 0
+    assert sat_ucb_choose(t, means, roots, 3, 0.5, True, stream) == int(np.argmax(rho)) == 0
 
 
 def test_sat_ucb_all_ucbs_below_level_pull_argmax_ucb():
@@ -174,7 +174,7 @@ def test_sat_ucb_all_ucbs_below_level_pull_argmax_ucb():
     ucb = means + confidence_scale(t) / roots
     assert ucb.max() < 1.5
     for plus in (False, True):
-        assert sat_ucb_choose(t, means, roots, 3, 1.5, plus, rng.new_stream(1), np.zeros(6)) == int(np.argmax(ucb))
+        assert sat_ucb_choose(t, means, roots, 3, 1.5, plus, rng.new_stream(1)) == int(np.argmax(ucb))
 
 
 def test_sat_ucb_update_caches_mean_and_root():

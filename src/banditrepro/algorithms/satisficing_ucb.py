@@ -30,53 +30,50 @@ def confidence_scale(t):
 
 
 @njit(cache=True)
-def sat_ucb_choose(t, means, root_counts, n_arms, level, plus, stream, work):
+def sat_ucb_choose(t, means, root_counts, n_arms, level, plus, stream):
     """Arm for the next pull after ``t`` pulls; ``plus`` selects SAT-UCB+.
 
     ``means[j]`` = s_j / n_j and ``root_counts[j]`` = sqrt(n_j) are cached by
     :func:`sat_ucb_update` (the same floating-point values the formulas give; caching them keeps
-    the per-step pass over the arms free of square roots). ``work`` is scratch (>= 2 n_arms).
+    the per-step pass over the arms free of square roots). One fused pass finds max mu, argmax UCB
+    and argmax rho (first index on ties); the rare uniform-exploration branch of SAT-UCB recomputes
+    the UCBs (bit-identical) in a second pass.
     """
     if t < n_arms:
         return t
     r_t = confidence_scale(t)
-    rho = work[:n_arms]
-    ucb = work[n_arms:2 * n_arms]
-    # branch-free pass (vectorisable): indices of every arm
-    for j in range(n_arms):
-        c = r_t / root_counts[j]
-        u = means[j] + c
-        lo = means[j] - c
-        ucb[j] = u
-        rho[j] = (u - (lo if lo > level else level)) / c
     max_mu = -math.inf
     max_ucb = -math.inf
     best_ucb = 0
+    best_rho = -math.inf
+    best_ratio = 0
     for j in range(n_arms):
-        if means[j] > max_mu:
-            max_mu = means[j]
-        if ucb[j] > max_ucb:
-            max_ucb = ucb[j]
+        mu = means[j]
+        c = r_t / root_counts[j]
+        u = mu + c
+        lo = mu - c
+        rho = (u - (lo if lo > level else level)) / c
+        if mu > max_mu:
+            max_mu = mu
+        if u > max_ucb:
+            max_ucb = u
             best_ucb = j
+        if rho > best_rho:
+            best_rho = rho
+            best_ratio = j
     use_ratio = max_ucb >= level if plus else max_mu >= level
     if use_ratio:
-        best = 0
-        best_rho = -math.inf
-        for j in range(n_arms):
-            if rho[j] > best_rho:
-                best_rho = rho[j]
-                best = j
-        return best
+        return best_ratio
     if max_ucb < level:
         return best_ucb
     # SAT-UCB only: uniform over the arms whose UCB reaches the level
     n_eligible = 0
     for j in range(n_arms):
-        if ucb[j] >= level:
+        if means[j] + r_t / root_counts[j] >= level:
             n_eligible += 1
     pick = rng.stream_integer(stream, n_eligible)
     for j in range(n_arms):
-        if ucb[j] >= level:
+        if means[j] + r_t / root_counts[j] >= level:
             if pick == 0:
                 return j
             pick -= 1

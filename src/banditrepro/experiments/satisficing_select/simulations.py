@@ -61,7 +61,6 @@ def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, l
     index = np.zeros(k_max)
     means = np.zeros(k_max)
     root_counts = np.zeros(k_max)
-    work = np.zeros(2 * k_max)
     stream = np.empty(4, dtype=np.uint64)
     plus = policy == POLICY_SAT_UCB_PLUS
     for r in range(n_reps):
@@ -86,7 +85,7 @@ def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, l
                 elif policy == POLICY_UNIFORM_UCB:
                     arm = ucb_choose(t, index, n_arms)
                 else:
-                    arm = sat_ucb_choose(t - 1, means, root_counts, n_arms, level, plus, stream, work)
+                    arm = sat_ucb_choose(t - 1, means, root_counts, n_arms, level, plus, stream)
                 mean = arm_means[g, arm]
                 y = mean + sigma * noise(noise_key, t)
                 if policy == POLICY_UNIFORM_UCB:
