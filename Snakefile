@@ -31,3 +31,10 @@ for _extra in paper_rule_files():
 
 
 include: "workflow/rules/targets.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        [paper_targets(p) for p in available_papers()],
+        "results/report.md",

@@ -41,26 +41,30 @@ def paper_spec(paper):
 
 @cache
 def dataset_state(name):
+    """Status of a dataset (cheap: no hashing, no network); an unavailable one is announced once."""
     from banditrepro.data import dataset_status
 
-    return dataset_status(name, config, REPO_ROOT)
+    st = dataset_status(name, config, REPO_ROOT)
+    if not st.available:
+        print(f"banditrepro: dataset {name} unavailable: {st.reason}", file=sys.stderr)
+    return st
 
 
 @cache
 def figure_availability(paper):
-    """(built figures, {figure: reason not built}, {figures on stand-in data}); reasons printed once."""
+    """(built figures, {figure: reason not built}, {figures on stand-in data})."""
     spec = paper_spec(paper)
     built, missing, standin = [], {}, set()
     for fig in spec.figures:
-        reasons = []
+        unavailable = []
         for name in spec.figure_datasets(fig):
             st = dataset_state(name)
             if not st.available:
-                reasons.append(st.reason)
+                unavailable.append(name)
             elif st.standin:
                 standin.add(fig)
-        if reasons:
-            missing[fig] = "; ".join(reasons)
+        if unavailable:
+            missing[fig] = f"needs {', '.join(unavailable)} (unavailable; see `snakemake datasets`)"
             print(f"banditrepro: {paper} {fig} skipped: {missing[fig]}", file=sys.stderr)
         else:
             built.append(fig)

@@ -1,12 +1,5 @@
-# Target rules: `all` (default) builds every configured paper and the overall report; each paper
-# has a target named after it.
-
-
-rule all:
-    default_target: True
-    input:
-        [paper_targets(p) for p in available_papers()],
-        "results/report.md",
+# One target rule per paper, named after it (`snakemake --cores 2 satisficing_ucl`).
+# The default target `all` is in the Snakefile (a default set in an included file is not kept).
 
 
 for _paper in available_papers():
