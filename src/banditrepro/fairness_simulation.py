@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from . import rng
 from .algorithms import fairness as fair
@@ -77,7 +77,7 @@ def _env_step(env_kind, env_params, env_state, noise_key, t, arm, pull_index, ob
         _categorical_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, policy_keys, policy_subs,
              horizons, checkpoints, pulls_out):
     """Run every row to its horizon and write N_k at each checkpoint <= horizon into ``pulls_out``.
@@ -97,13 +97,13 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
     radius = np.zeros(t_max + 1)  # sqrt(2 ln t), tabulated once for all rows
     for t in range(2, t_max + 1):
         radius[t] = math.sqrt(2.0 * math.log(t))
-    state = np.zeros((fair.STATE_ROWS, n_arms))
-    env_state = np.zeros(n_arms)
-    obs = np.zeros(1)
-    stream = np.zeros(4, dtype=np.uint64)
-    for b in range(n_rows):
-        state[:, :] = 0.0
-        env_state[:] = 0.0
+    # Rows are independent (own state, own policy sub-stream, counter-based rewards), so running
+    # them in parallel threads cannot change any result.
+    for b in prange(n_rows):
+        state = np.zeros((fair.STATE_ROWS, n_arms))
+        env_state = np.zeros(n_arms)
+        obs = np.zeros(1)
+        stream = np.zeros(4, dtype=np.uint64)
         stream[0] = policy_keys[b]
         stream[1] = rng.TAG_POLICY
         stream[2] = policy_subs[b]
