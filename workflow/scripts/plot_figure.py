@@ -1,5 +1,6 @@
 """Render one figure (PNG and PDF) from its summary."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -17,4 +18,6 @@ with logged(snakemake):
     ctx = ResultsContext(spec, {w.figure: Path(snakemake.input.summary)}, {w.figure: Path(snakemake.input.reference)},
                          standin_figures={w.figure} if snakemake.params.standin else set())
     fig = plot_figure(ctx, w.figure, standin=bool(snakemake.params.standin))
-    save_figure(fig, snakemake.output.png, snakemake.output.pdf)
+    sidecar = Path(snakemake.input.summary + ".provenance.json")
+    prov = json.loads(sidecar.read_text()) if sidecar.exists() else None
+    save_figure(fig, snakemake.output.png, snakemake.output.pdf, provenance=prov)

@@ -95,11 +95,22 @@ def plot_figure(ctx, figure: str, standin: bool = False):
     return fig
 
 
-def save_figure(fig, png: Path | str, pdf: Path | str) -> None:
-    """PNG and PDF with no timestamps or version strings in their metadata (byte-stable rebuilds)."""
+def provenance_note(prov: dict | None) -> str:
+    """One line of provenance for figure metadata (no timestamps: rebuilds stay byte-identical)."""
+    if not prov:
+        return "banditrepro"
+    return (f"banditrepro {prov.get('package_version')}; commit {prov.get('git_commit')}; seed {prov.get('seed')}; "
+            f"config sha256 {prov.get('config_sha256')}")
+
+
+def save_figure(fig, png: Path | str, pdf: Path | str, provenance: dict | None = None) -> None:
+    """PNG and PDF whose metadata holds the provenance of the data but no timestamps or
+    library versions, so rebuilding from the same inputs gives the same bytes."""
     for path in (png, pdf):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
-    fig.savefig(png, dpi=150, metadata={"Software": None})
-    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None})
+    note = provenance_note(provenance)
+    fig.savefig(png, dpi=150, metadata={"Software": None, "Comment": note})
+    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None,
+                               "Subject": note})
     plt.close(fig)
