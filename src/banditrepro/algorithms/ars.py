@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from .. import rng as _rng
-from ..environments.composite import adversarial_slot, play_block
+from ..environments.composite import adversarial_slot, new_state, play_block, reset_state
 
 ROUND_POWER = 0  # f(k) = c * k^beta
 ROUND_EXPONENTIAL = 1  # f(k) = 2^(k+c), with f(1) = 2^(2+c)
@@ -80,12 +80,10 @@ def ars_ucb_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, 
     regret = np.zeros((R, C))
     rounds = np.zeros(R)
     pulls_out = np.zeros((R, N))
+    x, prefix, arrivals, rec = new_state(kind, horizon, delay_high, exp_rate.size)  # reused across replications
     for r in range(R):
         key = noise_keys[r]
-        x = np.zeros(horizon + 1)
-        prefix = np.zeros(horizon + 2)
-        arrivals = np.zeros(horizon + delay_high + 2 if kind == 1 else 1)
-        rec = np.zeros(max(exp_rate.size, 1))
+        reset_state(arrivals, rec)
         pulls = np.zeros(N, dtype=np.int64)
         sums = np.zeros(N)
         counts = np.zeros(N)

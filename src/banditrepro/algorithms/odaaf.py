@@ -26,7 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..environments.composite import play_block
+from ..environments.composite import new_state, play_block, reset_state
 from .ars import record_block
 
 ODAAF = 0
@@ -79,12 +79,10 @@ def odaaf_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, me
     regret = np.zeros((R, C))
     phases = np.zeros(R)
     pulls_out = np.zeros((R, N))
+    x, prefix, arrivals, rec = new_state(kind, horizon, delay_high, exp_rate.size)  # reused across replications
     for r in range(R):
         key = noise_keys[r]
-        x = np.zeros(horizon + 1)
-        prefix = np.zeros(horizon + 2)
-        arrivals = np.zeros(horizon + delay_high + 2 if kind == 1 else 1)
-        rec = np.zeros(max(exp_rate.size, 1))
+        reset_state(arrivals, rec)
         pulls = np.zeros(N, dtype=np.int64)
         sums = np.zeros(N)
         counts = np.zeros(N)

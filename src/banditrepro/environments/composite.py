@@ -12,7 +12,7 @@ simulate round by round:
   L pulls on either side of the block boundary a need the weights, the rest is a prefix sum of X. O(L)
   per block.
 * ``SHAPE_RANDOM_DELAY`` – the whole total arrives after z ~ U{lo..hi} slots (z drawn per pull, on the same
-  counter as X); an arrival buffer, O(1) per slot. z = 0 is seen in the same slot (spec §6.4).
+  counter as X); an arrival ring of size > hi, O(1) per slot. z = 0 is seen in the same slot (spec §6.4).
 * ``SHAPE_DISCOUNTED`` – w_τ = (1-γ)γ^{τ-1}, τ ≥ 1: exact recursion Y(u+1) = γ Y(u) + (1-γ) X_u.
 * ``SHAPE_POLYNOMIAL`` – w_τ = τ^{-p}/ζ(p), τ ≥ 1, NOT truncated: lags 1..L0 exactly through the
   prefix-sum formula, lags > L0 through a sum of exponentials a_k ρ_k^τ (trapezoidal rule for
@@ -42,6 +42,9 @@ SHAPE_WEIGHTS = 0
 SHAPE_RANDOM_DELAY = 1
 SHAPE_DISCOUNTED = 2
 SHAPE_POLYNOMIAL = 3
+
+_M32 = np.uint64(0xFFFFFFFF)
+_INV_2_32 = 1.0 / 4294967296.0
 
 DELAY_OBLIVIOUS = 0
 DELAY_NON_OBLIVIOUS = 1
@@ -177,9 +180,25 @@ def new_state(kind, horizon, delay_high, n_exp):
     """(X totals, prefix sums P, arrival buffer A, recursion state) for one replication."""
     x = np.zeros(horizon + 1)
     prefix = np.zeros(horizon + 2)
-    arrivals = np.zeros(horizon + delay_high + 2 if kind == SHAPE_RANDOM_DELAY else 1)
+    arrivals = np.zeros(ring_size(delay_high) if kind == SHAPE_RANDOM_DELAY else 1)
     rec = np.zeros(max(n_exp, 1))
     return x, prefix, arrivals, rec
+
+
+@njit(cache=True)
+def ring_size(delay_high):
+    """Power of two > delay_high: the arrival ring of the random-delay shape (cache-friendly)."""
+    n = 1
+    while n <= delay_high:
+        n *= 2
+    return n
+
+
+@njit(cache=True)
+def reset_state(arrivals, rec):
+    """Start a new replication in reused buffers (x and prefix are always written before they are read)."""
+    arrivals[:] = 0.0
+    rec[:] = 0.0
 
 
 @njit(cache=True)
@@ -216,9 +235,28 @@ def play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, m
     mean = means[arm]
     span = delay_high - delay_low + 1
     n0 = pulls[arm]
+    # One Philox block (four 32-bit words) serves 4 pulls (total only) or 2 pulls (total and delay): the
+    # generator is most of the cost of a slot. Word -> uniform (w + 1)/2^32 in (0, 1].
+    per_block = 2 if kind == SHAPE_RANDOM_DELAY else 4
+    ring_total = 0.0
+    cached = -1
+    w0 = w1 = w2 = w3 = np.uint64(0)
     for j in range(length):
         s = t0 + j
-        u1, u2 = _rng.uniform2(key, _rng.TAG_ARM, arm, n0 + j)
+        n = n0 + j
+        blk = n // per_block
+        if blk != cached:
+            w0, w1, w2, w3 = _rng.philox4x32(np.uint64(blk) & _M32, np.uint64(blk) >> np.uint64(32), arm,
+                                             _rng.TAG_ARM, key)
+            cached = blk
+        pos = n - blk * per_block
+        if per_block == 2:
+            wx, wz = (w0, w1) if pos == 0 else (w2, w3)
+        else:
+            wx = w0 if pos == 0 else (w1 if pos == 1 else (w2 if pos == 2 else w3))
+            wz = wx
+        u1 = (float(wx) + 1.0) * _INV_2_32
+        u2 = (float(wz) + 1.0) * _INV_2_32
         xs = 1.0 if u1 <= mean else 0.0
         x[s] = xs
         prefix[s + 1] = prefix[s] + xs
@@ -226,15 +264,18 @@ def play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, m
             z = delay_low + int(u2 * span)
             if z > delay_high:
                 z = delay_high
-            arrivals[s + z] += xs
+            mask = arrivals.size - 1
+            arrivals[(s + z) & mask] += xs
+            # everything due at slot s has arrived (pulls <= s): read it and free the ring cell
+            ring_total += arrivals[s & mask]
+            arrivals[s & mask] = 0.0
     pulls[arm] = n0 + length
     b = t0 + length - 1
     total = 0.0
     if kind == SHAPE_WEIGHTS:
         total = _window_sum(x, prefix, cum, t0, b)
     elif kind == SHAPE_RANDOM_DELAY:
-        for u in range(t0, b + 1):
-            total += arrivals[u]
+        total = ring_total
     elif kind == SHAPE_DISCOUNTED:
         y = rec[0]
         for s in range(t0, b + 1):
@@ -277,7 +318,9 @@ def delays_of_pulls(shape: SpreadShape, n_arms: int, arms, key: int) -> np.ndarr
     pulls = np.zeros(n_arms, dtype=np.int64)
     out = np.zeros(len(arms), dtype=np.int64)
     for t, a in enumerate(arms):
-        _, u2 = _rng.uniform2(np.uint64(key), _rng.TAG_ARM, int(a), int(pulls[a]))
+        n = int(pulls[a])
+        words = _rng.philox4x32(np.uint64(n // 2), np.uint64(0), int(a), _rng.TAG_ARM, np.uint64(key))
+        u2 = (float(words[1 if n % 2 == 0 else 3]) + 1.0) / 2**32
         out[t] = min(shape.delay_low + int(u2 * span), shape.delay_high)
         pulls[a] += 1
     return out
