@@ -29,10 +29,14 @@ POLICY_UCB = 1
 POLICY_TS = 2
 POLICY_CODES = {"rcucb": POLICY_RCUCB, "ucb": POLICY_UCB, "ts": POLICY_TS}
 
+# The loops below are compiled per process, not cached: numba's cache is keyed on this file's
+# timestamp only, so a cached loop would keep stale copies of edited kernels from other modules
+# (rcucb.py, censored_baselines.py, censored.py). The leaf kernels themselves are cached.
+
 METRICS = ("regret", "censored", "reward", "gain", "optimal")
 
 
-@njit(cache=True)
+@njit
 def _select(code, t, state, taus, lam, params, scores, stream):
     if code == POLICY_RCUCB:
         return rcucb.rcucb_select(t, state, taus, lam, params, scores, stream)
@@ -41,7 +45,7 @@ def _select(code, t, state, taus, lam, params, scores, stream):
     return cb.ts_select(t, state, taus, lam, params, scores, stream)
 
 
-@njit(cache=True)
+@njit
 def _update(code, t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream):
     if code == POLICY_RCUCB:
         rcucb.rcucb_update(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
@@ -51,7 +55,7 @@ def _update(code, t, state, taus, lam, params, arm, j, reward, consumption, cost
         cb.ts_update(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
 
 
-@njit(cache=True)
+@njit
 def simulate(policy_code, policy_params, env_code, env_params, env_table, taus, lam, cost_slope, gaps,
              optimal_pair, noise_keys, policy_keys, checkpoints, curves):
     """curves: (R, 5, C) filled with the cumulative METRICS at the checkpoints."""
@@ -143,7 +147,7 @@ class CensoredSimulation:
 # --- z-RCUCB (Sec. 4; no figure of the paper uses it) ----------------------------------------
 
 
-@njit(cache=True)
+@njit
 def simulate_zrcucb(env_code, env_params, env_table, tau_max, lam_params, cost_slope, alpha, delta, refine_m,
                     horizon, capacity, noise_key, policy_key):
     """One run of z-RCUCB (Algorithm 1) for ``horizon`` rounds.

@@ -31,10 +31,11 @@ def censored_table(ctx, rows):
             if algo not in reps:
                 continue
             rec[name] = _cell(censored_proportions(ctx, row["experiment"], algo))
-            ref_algo = "rcucb" if algo == "rcucb_unit" else algo
-            if ref_algo in paper:
-                sd = f" [{paper_sd[ref_algo]:.4f}]" if ref_algo in paper_sd else ""
-                rec[f"{name} paper"] = f"{paper[ref_algo]:.4f}{sd}"
+            if algo == "rcucb_unit":
+                continue  # a sensitivity variant: the paper has no column for it (compare with RCUCB paper)
+            if algo in paper:
+                sd = f" [{paper_sd[algo]:.4f}]" if algo in paper_sd else ""
+                rec[f"{name} paper"] = f"{paper[algo]:.4f}{sd}"
             else:
                 rec[f"{name} paper"] = "-"
         truth, taus = truth_of(ctx, row["experiment"])
