@@ -64,9 +64,12 @@ def growth_ratio(ctx, figure, panel, algorithms, t_from, max_ratio=None, min_rat
     parts, verdicts = [], []
     for algo in _as_list(algorithms):
         ratio, se, T = _ratio_with_se(ctx, figure, panel, algo, t_from, metric)
+        limit = max_ratio if max_ratio is not None else min_ratio
         ok = ratio <= max_ratio if max_ratio is not None else ratio >= min_ratio
         verdicts.append(verdict_from(ok))
-        parts.append(f"{algo}: R({T})/R({t_from}) = {fmt(ratio)} ± {fmt(se)}")
+        # the verdict follows the means (spec §3); a threshold within 2 s.e. is flagged, not hidden
+        flag = " (borderline: threshold within 2 s.e.)" if math.isfinite(se) and abs(ratio - limit) <= 2 * se else ""
+        parts.append(f"{algo}: R({T})/R({t_from}) = {ratio:.4f} ± {se:.4f}{flag}")
     threshold = f"<= {max_ratio} (constant)" if max_ratio is not None else f">= {min_ratio} (growing)"
     return ClaimResult(measured="; ".join(parts), threshold=threshold + " for every algorithm", verdict=_combine(verdicts))
 
