@@ -165,3 +165,12 @@ def test_schedule_is_positive_and_grows(alpha, scale, i):
     gamma = scale * 2.0 ** (-i * (1 - alpha) / alpha)
     assert t1 >= gamma ** (-1 / (1 - alpha)) - 1e-6 and big1 >= gamma ** -2 - 1e-6
     assert math.isclose(t1, max(1, math.ceil(gamma ** (-1 / (1 - alpha)) - 1e-9)))
+
+
+def test_select_warm_start_variant_has_less_regret_than_restarts():
+    env = finite_gaussian([0.3, 1.0])
+    nk, pk = keys(200, "warm")
+    chk = [1000, 4000]
+    cold = SelectSimulation("thompson", env, 1.5).run(nk, pk, chk).curves["regret"].mean(0)
+    warm = SelectSimulation("thompson", env, 1.5, SelectVariant(warm_start=True)).run(nk, pk, chk).curves["regret"].mean(0)
+    assert warm[1] < 0.8 * cold[1]

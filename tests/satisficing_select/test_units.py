@@ -286,3 +286,30 @@ def test_select_gamma_scale_changes_schedule():
     # lambda = 2 with alpha = 1/2: t_i = T_i = 4^i / 4 -> rounds end at 2, 10, 42, 170, 682, 2730
     out = _noise_free_select(1.0, 1.5, SelectVariant(gamma_scale=2.0))
     np.testing.assert_allclose(out.curves["round"][0], [2, 3, 5, 6, 7])
+
+
+def test_convex_set_horizon_keeps_interval_and_round():
+    state = cvx.new_state()
+    cvx.convex_reset(state, 4, 1.0)
+    for _ in range(36):
+        cvx.convex_choose(state)
+        cvx.convex_update(state, 0.3)
+    before = state.copy()
+    cvx.convex_set_horizon(state, 64)
+    assert state[cvx.LOG_H] == math.log(64)
+    changed = np.flatnonzero(state != before)
+    assert list(changed) == [cvx.LOG_H]
+
+
+def test_select_warm_start_first_round_identical_then_oracle_keeps_data():
+    env = finite_gaussian([0.2, 0.9])
+    nk = np.array([5, 6, 7], dtype=np.uint64)
+    pk = np.array([8, 9, 10], dtype=np.uint64)
+    chk = np.array([8, 5000])
+    cold = SelectSimulation("thompson", env, 1.5).run(nk, pk, chk)
+    warm = SelectSimulation("thompson", env, 1.5, SelectVariant(warm_start=True)).run(nk, pk, chk)
+    # round 1 (t <= 8) draws the same numbers; afterwards the warm oracle knows the arms
+    np.testing.assert_array_equal(cold.curves["regret"][:, 0], warm.curves["regret"][:, 0])
+    assert not np.array_equal(cold.curves["regret"][:, 1], warm.curves["regret"][:, 1])
+    with pytest.raises(ValueError):
+        SelectSimulation("uniform_ucb", capped_gaussian_bump(), 0.5, SelectVariant(warm_start=True)).run(nk, pk, chk)

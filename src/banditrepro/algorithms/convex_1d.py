@@ -49,6 +49,13 @@ def convex_reset(state, horizon, sigma):
 
 
 @njit(cache=True)
+def convex_set_horizon(state, horizon):
+    """Keep the interval, epoch and round data but size later rounds for budget ``horizon``
+    (used when SELECT's sensitivity variant carries the oracle over to the next round)."""
+    state[LOG_H] = math.log(max(horizon, 2))
+
+
+@njit(cache=True)
 def convex_choose(state):
     """Point to query next: x_l, x_c, x_r cyclically."""
     w = state[RIGHT] - state[LEFT]

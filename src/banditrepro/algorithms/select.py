@@ -19,9 +19,11 @@ algorithm on a concave mean function.
 
 Variants (all off = Algorithm 1 as printed): ``skip_step1`` (candidate ~ Uniform([0,1]^d), no
 oracle), ``skip_step2`` (LCB test from n = 1: pull once, then check before every further pull),
-``skip_step3`` (a round ends after its T_i forced pulls), ``radius_coef`` c, and
-``reuse_step1`` (sensitivity variant, not in the paper: the round's Step-1 rewards of the
-candidate arm also enter the LCB test).
+``skip_step3`` (a round ends after its T_i forced pulls), ``radius_coef`` c, and two
+sensitivity variants that are not the paper's algorithm: ``reuse_step1`` (the round's Step-1
+rewards of the candidate arm also enter the LCB test) and ``warm_start`` (the oracle is not
+restarted: its data carry over from round to round and only its horizon becomes t_i; defined for
+the Thompson-sampling and convex oracles, whose arm sets do not change with t_i).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from numba import njit
 from .. import rng
 from ..environments.continuous import env_mean, noise
 from .convex_1d import STATE_SIZE as CONVEX_STATE_SIZE
-from .convex_1d import convex_choose, convex_reset, convex_update
+from .convex_1d import convex_choose, convex_reset, convex_set_horizon, convex_update
 from .lipschitz_ucb import guarded_ceil, ucb_choose, ucb_update
 from .thompson import gaussian_ts_choose, gaussian_ts_update
 
@@ -91,12 +93,13 @@ class SelectVariant:
     radius_coef: float = 4.0
     reuse_step1: bool = False
     gamma_scale: float = 1.0
+    warm_start: bool = False
 
     def __post_init__(self):
         if self.radius_coef < 0 or self.gamma_scale <= 0:
             raise ValueError("radius_coef must be >= 0 and gamma_scale > 0")
-        if self.skip_step1 and self.reuse_step1:
-            raise ValueError("reuse_step1 needs Step 1")
+        if self.skip_step1 and (self.reuse_step1 or self.warm_start):
+            raise ValueError("reuse_step1 and warm_start need Step 1")
 
 
 @njit(cache=True)
@@ -121,7 +124,7 @@ def _pull(mean, pos, noise_key, sigma, level, r_star, acc, checkpoints, curves, 
 @njit(cache=True)
 def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_t, round_big_t,
                level, r_star, sigma, radius_coef, skip_step1, skip_step2, skip_step3, reuse_step1,
-               noise_keys, policy_keys, checkpoints, curves, finals, round_candidate_mean, round_checks_passed):
+               warm_start, noise_keys, policy_keys, checkpoints, curves, finals, round_candidate_mean, round_checks_passed):
     """Run SELECT for each replication up to ``checkpoints[-1]`` steps.
 
     Outputs (pre-allocated): ``curves`` (R, 4, C) -- see CURVE_NAMES; ``finals`` (R, 4) -- see
@@ -173,14 +176,18 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
             else:
                 n_arms = 0
                 log_h = math.log(t_i)
+                fresh = i == 1 or not warm_start
                 if oracle == ORACLE_TS:
                     n_arms = env_params.shape[0]
                 elif oracle == ORACLE_UNIFORM_UCB:
                     n_arms = grid_sizes[i - 1]
-                else:
+                elif fresh:
                     convex_reset(convex_state, t_i, sigma)
-                counts[:n_arms] = 0.0
-                sums[:n_arms] = 0.0
+                else:
+                    convex_set_horizon(convex_state, t_i)
+                if fresh:
+                    counts[:n_arms] = 0.0
+                    sums[:n_arms] = 0.0
                 s = 0
                 while s < t_i and pos[0] < horizon:
                     s += 1

@@ -8,7 +8,7 @@ from ...environments.continuous import make_environment
 from ..registry import simulation_builder
 from .simulations import Convex1DSimulation, IndexPolicySimulation, SelectSimulation
 
-VARIANT_KEYS = ("skip_step1", "skip_step2", "skip_step3", "radius_coef", "reuse_step1", "gamma_scale")
+VARIANT_KEYS = ("skip_step1", "skip_step2", "skip_step3", "radius_coef", "reuse_step1", "gamma_scale", "warm_start")
 
 
 def build_simulation(params: dict, algo: dict):

@@ -250,6 +250,8 @@ class SelectSimulation:
             raise ValueError("the convex oracle needs a continuous 1-D instance")
         if v.skip_step1 and self.env.n_arms:
             raise ValueError("SELECT without Step 1 draws from a continuous arm set")
+        if v.warm_start and code == select_alg.ORACLE_UNIFORM_UCB:
+            raise ValueError("warm_start is undefined for Uniform UCB (its grid changes with t_i)")
         round_t, round_big_t = self.schedule(int(checkpoints[-1]))
         if code == select_alg.ORACLE_UNIFORM_UCB and not v.skip_step1:
             grid_means, grid_sizes = grid_means_table(self.env, round_t, self.grid_exponent)
@@ -263,7 +265,7 @@ class SelectSimulation:
         select_alg.run_select(code, self.env.code, self.env.params, self.env.dim, np.ascontiguousarray(grid_means),
                               grid_sizes, round_t, round_big_t, float(self.level), float(self.env.optimum),
                               float(self.env.sigma), float(v.radius_coef), v.skip_step1, v.skip_step2,
-                              v.skip_step3, v.reuse_step1, np.asarray(noise_keys, dtype=np.uint64),
+                              v.skip_step3, v.reuse_step1, v.warm_start, np.asarray(noise_keys, dtype=np.uint64),
                               np.asarray(policy_keys, dtype=np.uint64), checkpoints, curves, finals, cand, passed)
         out = {name: finals[:, j].copy() for j, name in enumerate(select_alg.FINAL_NAMES)}
         for i in range(self.diagnostic_rounds):
