@@ -78,7 +78,7 @@ def pulls_vs_inverse_gap(ax, ctx, figure, panel, style):
     sel = (y < 0.95 * level) if which == "noncritical" else (y > 1.05 * level)
     if sel.sum() >= 2:
         slope, intercept = np.polyfit(x[sel], y[sel], 1)
-        xs = np.linspace(0, x.max() * 1.05, 50)
+        xs = np.linspace(0, x[sel].max() * 1.1, 50)  # only over the fitted arms' range
         ax.plot(xs, intercept + slope * xs, color="0.3", ls="--", lw=1.0, label=f"fit: slope {slope:.3g}")
     for xi, yi, arm in zip(x, y, arms):
         ax.annotate(f"{arm + 1}", (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize=7)
