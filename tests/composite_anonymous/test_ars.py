@@ -3,6 +3,8 @@
 import math
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from banditrepro.algorithms import ars
 from banditrepro.environments import composite as ce
@@ -125,3 +127,37 @@ def test_ars_clw_phases():
     ends, guesses = ars.ars_clw_phases(10_000, 1024, lambda x: math.ceil(x ** 0.25))
     assert list(ends) == [1024, 2048, 4096, 8192, 10_000]
     assert list(guesses) == [6, 7, 8, 10, 12]
+
+
+@settings(max_examples=15, deadline=None)
+@given(alpha=st.sampled_from([2.0, 4.0, 8.0]), f=st.sampled_from(["k", "k^2", "2^k"]), T=st.integers(20, 3000),
+       low=st.integers(0, 5), span=st.integers(0, 20), key=st.integers(1, 2**62))
+def test_regret_is_gap_weighted_pull_count(alpha, f, T, low, span, key):
+    """Invariants of any run: pulls sum to T, final pseudo-regret = Σ Δ_i N_i, curve non-decreasing."""
+    means = np.array([0.9, 0.6, 0.3])
+    cps = np.unique(np.linspace(1, T, 25).astype(np.int64))
+    regret, rounds, pulls = run_ucb(ce.random_delay(low, low + span), means, T, alpha, f, [key], cps)
+    assert pulls[0].sum() == T
+    assert math.isclose(regret[0, -1], np.dot(means.max() - means, pulls[0]), abs_tol=1e-6)
+    assert np.all(np.diff(regret[0]) >= -1e-9)
+    assert rounds[0] >= min(3, T)
+
+
+def test_ars_clw_runs_phases_and_learns():
+    from banditrepro.algorithms import clw
+
+    T = 60_000
+    S = one_hot_matrix(T, [0.7, 0.15, 0.15], 5)
+    ends, guesses = ars.ars_clw_phases(T, 4096, lambda x: math.ceil(x ** 0.25))
+    gammas = np.array([clw.clw_gamma(int(g), 3, int(e)) for g, e in zip(guesses, ends)])
+    keys = np.arange(1, 7, dtype=np.uint64)
+    cps = np.array([T // 4, T])
+    reward, blocks = clw.clw_run(S, ce.DELAY_OBLIVIOUS, 5, 1, 5, 0, ends, guesses, gammas, clw.RULE_LOOKAHEAD,
+                                 keys, keys + 7, cps)
+    regret = (ce.best_cumulative(S, cps) - reward.mean(axis=0)) / cps
+    assert regret[1] < regret[0] < 0.55  # uniform play loses 0.55 per slot
+    # expected number of blocks: Σ_phases (phase length) q (1-q)^(2d-1)
+    lengths = np.diff(np.concatenate([[0], ends]))
+    q = 1 / (2 * guesses)
+    expected = np.sum(lengths * q * (1 - q) ** (2 * guesses - 1))
+    assert abs(blocks.mean() - expected) < 0.1 * expected
