@@ -100,3 +100,24 @@ def test_any_variant_recovers():
     assert res.verdict == "reproduced" and "[v2: reproduced]" in res.measured
     res = checks.any_variant_recovers(ctx, "f", inner, "select", ["v1"])
     assert res.verdict == "not_reproduced"
+
+
+def test_diagnostics_tables_from_select_finals():
+    from types import SimpleNamespace
+
+    from banditrepro.environments.continuous import finite_gaussian
+    from banditrepro.experiments.satisficing_select.simulations import SelectSimulation
+    from banditrepro.experiments.satisficing_select.tables import select_diagnostics, select_rounds
+
+    env = finite_gaussian([1.0], sigma=0.0)  # noise-free: rounds end at 8, 40, 168 then round 4 passes
+    out = SelectSimulation("thompson", env, 0.5).run(np.array([1, 2], dtype=np.uint64),
+                                                      np.array([3, 4], dtype=np.uint64), np.array([1000]))
+    exp = SimpleNamespace(params={"level": 0.5}, algorithms={"select": {"algorithm": "select"}, "ts": {"algorithm": "thompson"}})
+    ctx = SimpleNamespace(spec=SimpleNamespace(experiments={"e": exp}), replications=lambda e: {"select": out})
+    d = select_diagnostics(ctx, ["e"]).iloc[0]
+    assert d.algorithm == "select" and d.mean_rounds_started == 4 and d.share_step3_at_T == 1.0
+    assert d.share_with_a_passing_LCB_check == 1.0 and d.mean_first_passing_round == 4
+    r = select_rounds(ctx, ["e"])
+    assert list(r["round"]) == [1, 2, 3, 4]
+    assert list(r.share_first_check_passed) == [0.0, 0.0, 0.0, 1.0]
+    assert r.mean_checks_passed.iloc[3] == 1000 - 680 + 1
