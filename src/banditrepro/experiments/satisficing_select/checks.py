@@ -81,21 +81,24 @@ def less_than_all(ctx, figure, panel, lower, higher, at="final", metric=None, z=
     lowers = _as_list(lower)
     ts = ctx.curve(figure, panel, lowers[0], metric).t.tolist()
     ts = ts[-1:] if at == "final" else ts
-    verdicts, worst = [], None
+    verdicts, worst, pairs = [], None, {}
     for t in ts:
         for lo in lowers:
             a, sa, _ = _row(ctx, figure, panel, lo, t, metric)
             for h in _as_list(higher):
                 b, sb, _ = _row(ctx, figure, panel, h, t, metric)
                 se = math.hypot(sa, sb)
-                verdicts.append(compare_greater(b - a, se, z))
+                v = compare_greater(b - a, se, z)
+                verdicts.append(v)
+                pairs[(lo, h)] = _combine([pairs.get((lo, h), "reproduced"), v])  # worst over horizons
                 margin = (b - a) / se if se > 0 else math.copysign(math.inf, b - a)
                 if worst is None or margin < worst[0]:
                     worst = (margin, t, lo, a, sa, h, b, sb)
     margin, t, lo, a, sa, h, b, sb = worst
     where = f"T={t}" if at == "final" else f"worst of {len(ts)} horizons: T={t}"
+    per_pair = "; ".join(f"{p[0]}<{p[1]}: {v}" for p, v in pairs.items()) if len(pairs) > 1 else ""
     return ClaimResult(measured=f"tightest pair {lo}: {fmt(a)} ± {fmt(sa)} vs {h}: {fmt(b)} ± {fmt(sb)} ({where}; "
-                                f"margin {fmt(margin)} s.e.)",
+                                f"margin {fmt(margin)} s.e.)" + (f" [{per_pair}]" if per_pair else ""),
                        threshold=f"{', '.join(lowers)} < {', '.join(_as_list(higher))} by > {z} s.e."
                                  + (" at every T" if at == "every" else ""),
                        verdict=_combine(verdicts))
