@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -161,3 +162,15 @@ def test_ars_clw_runs_phases_and_learns():
     q = 1 / (2 * guesses)
     expected = np.sum(lengths * q * (1 - q) ** (2 * guesses - 1))
     assert abs(blocks.mean() - expected) < 0.1 * expected
+
+
+@pytest.mark.parametrize("shape", [ce.discounted(0.9), ce.polynomial(2.0), ce.linear_decreasing(20)],
+                         ids=lambda s: s.name)
+def test_log_regret_with_infinite_and_composite_spread(shape):
+    """Regret increments over [T/10, T] are not larger than over [T/100, T/10] (log growth) for any spread."""
+    T = 100_000
+    cps = np.array([T // 100, T // 10, T])
+    regret, _, pulls = run_ucb(shape, [0.8, 0.4, 0.2], T, 4.0, "k^2", np.arange(1, 9), cps)
+    r = regret.mean(axis=0)
+    assert (r[2] - r[1]) / (r[1] - r[0]) < 1.5
+    assert pulls[:, 0].mean() / T > 0.95
