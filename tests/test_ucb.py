@@ -3,7 +3,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from banditrepro.algorithms.ucb import naive_ucb1_gaussian, ucb1
+from banditrepro.algorithms.ucb import ucb1
+from banditrepro.bench import naive_ucb1_gaussian, naive_ucl_gaussian
 from banditrepro.engine import StepSimulation
 from banditrepro.environments import gaussian_arms, threshold_gaps
 from banditrepro.rng import new_stream
@@ -68,4 +69,14 @@ def test_naive_reference_agrees_statistically_with_the_kernel():
     means, T = [1.0, 2.0, 3.0, 4.0], 500
     fast = _run(ucb1(), means, T, 200).curves["regret"][:, -1]
     slow = np.array([naive_ucb1_gaussian(means, [1.0] * 4, T, seed=s) for s in range(60)])
+    assert abs(fast.mean() - slow.mean()) < 4 * math.hypot(fast.std() / math.sqrt(200), slow.std() / math.sqrt(60))
+
+
+def test_naive_ucl_reference_agrees_statistically_with_the_kernel():
+    from banditrepro.algorithms import ucl
+
+    means, T = [1.0, 2.0, 3.0, 4.0], 500
+    policy = ucl(np.ones(4), threshold_gaps(means, 4.0), K=1.0, regret_threshold=4.0)
+    fast = _run(policy, means, T, 200).curves["regret"][:, -1]
+    slow = np.array([naive_ucl_gaussian(means, [1.0] * 4, T, seed=s) for s in range(60)])
     assert abs(fast.mean() - slow.mean()) < 4 * math.hypot(fast.std() / math.sqrt(200), slow.std() / math.sqrt(60))

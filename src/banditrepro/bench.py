@@ -19,7 +19,6 @@ import numpy as np
 from scipy.special import ndtri
 
 from .algorithms import ucb1, ucl
-from .algorithms.ucb import naive_ucb1_gaussian
 from .engine import StepSimulation
 from .environments import gaussian_arms, threshold_gaps
 from .seeding import replication_keys
@@ -28,11 +27,10 @@ MEANS = [1.0, 2.0, 3.0, 4.0]
 SIGMAS = [1.0, 1.0, 1.0, 1.0]
 
 
-def naive_ucl_gaussian(means, sigmas, horizon: int, seed: int, K: float = 1.0) -> float:
-    """Per-step pure-Python UCL (A1) with an uninformative prior (benchmark reference only)."""
-    from statistics import NormalDist
-
-    ppf = NormalDist().inv_cdf
+def _naive_gaussian_loop(means, sigmas, horizon: int, seed: int, index) -> float:
+    """Straightforward per-step pure-Python bandit loop: round-robin start, then the arm of largest
+    ``index(t, mean, n, sigma)``; Gaussian rewards from ``random``. Returns the final pseudo-regret so
+    the work cannot be skipped."""
     rand = random.Random(seed)
     n_arms = len(means)
     counts = [0] * n_arms
@@ -43,13 +41,27 @@ def naive_ucl_gaussian(means, sigmas, horizon: int, seed: int, K: float = 1.0) -
         if t <= n_arms:
             arm = t - 1
         else:
-            z = ppf(1.0 - 1.0 / (K * t))
-            arm = max(range(n_arms), key=lambda i: sums[i] / counts[i] + sigmas[i] / math.sqrt(counts[i]) * z)
+            arm = max(range(n_arms), key=lambda i: index(t, sums[i] / counts[i], counts[i], sigmas[i]))
         reward = rand.gauss(means[arm], sigmas[arm])
         counts[arm] += 1
         sums[arm] += reward
         regret += best - means[arm]
     return regret
+
+
+def naive_ucb1_gaussian(means, sigmas, horizon: int, seed: int, exploration: float = 2.0) -> float:
+    """UCB1: mean + sqrt(exploration log t / n)."""
+    return _naive_gaussian_loop(means, sigmas, horizon, seed,
+                                lambda t, mean, n, sd: mean + math.sqrt(exploration * math.log(t) / n))
+
+
+def naive_ucl_gaussian(means, sigmas, horizon: int, seed: int, K: float = 1.0) -> float:
+    """UCL (A1), uninformative prior: mean + sigma/sqrt(n) Phi^-1(1 - 1/(K t))."""
+    from statistics import NormalDist
+
+    ppf = NormalDist().inv_cdf
+    return _naive_gaussian_loop(means, sigmas, horizon, seed,
+                                lambda t, mean, n, sd: mean + sd / math.sqrt(n) * ppf(1.0 - 1.0 / (K * t)))
 
 
 def _time_engine(policy, reps: int, horizon: int) -> float:

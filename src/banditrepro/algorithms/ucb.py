@@ -55,29 +55,3 @@ def ucb1(exploration: float = 2.0) -> tuple[PolicyKernel, np.ndarray]:
     if exploration < 0:
         raise ValueError("exploration must be >= 0")
     return UCB1, np.array([exploration], dtype=np.float64)
-
-
-def naive_ucb1_gaussian(means, sigmas, horizon: int, seed: int, exploration: float = 2.0) -> float:
-    """Straightforward per-step pure-Python UCB1 on Gaussian arms (benchmark reference only).
-
-    Returns the final pseudo-regret so the work cannot be optimised away.
-    """
-    import random
-
-    rand = random.Random(seed)
-    n_arms = len(means)
-    counts = [0] * n_arms
-    sums = [0.0] * n_arms
-    best = max(means)
-    regret = 0.0
-    for t in range(1, horizon + 1):
-        if t <= n_arms:
-            arm = t - 1
-        else:
-            log_t = math.log(t)
-            arm = max(range(n_arms), key=lambda i: sums[i] / counts[i] + math.sqrt(exploration * log_t / counts[i]))
-        reward = rand.gauss(means[arm], sigmas[arm])
-        counts[arm] += 1
-        sums[arm] += reward
-        regret += best - means[arm]
-    return regret
