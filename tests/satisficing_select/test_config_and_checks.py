@@ -121,3 +121,14 @@ def test_diagnostics_tables_from_select_finals():
     assert list(r["round"]) == [1, 2, 3, 4]
     assert list(r.share_first_check_passed) == [0.0, 0.0, 0.0, 1.0]
     assert r.mean_checks_passed.iloc[3] == 1000 - 680 + 1
+
+
+def test_every_panel_has_distinct_colours():
+    from banditrepro.plotting import Style
+
+    spec = load_paper("satisficing_select", "paper", REPO)
+    style = Style.for_paper(spec)
+    for fig_id, fig in spec.figures.items():
+        for panel in fig["panels"]:
+            colours = [style.colors[a] for a in panel.get("algorithms", [])]
+            assert len(set(colours)) == len(colours), (fig_id, panel["id"])
