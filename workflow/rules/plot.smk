@@ -10,6 +10,7 @@ rule plot_figure:
         pdf="figures/{paper}/{figure}.pdf",
     params:
         scale=config["scale"],
+        figure=lambda w: paper_spec(w.paper).figures[w.figure],
         standin=lambda w: w.figure in figure_availability(w.paper)[2],
     log:
         "logs/{paper}/plot/{figure}.log",

@@ -10,6 +10,7 @@ rule claims:
     params:
         seed=config["seed"],
         scale=config["scale"],
+        claims=lambda w: paper_spec(w.paper).claims,
         unavailable=lambda w: figure_availability(w.paper)[1],
         standin=lambda w: sorted(figure_availability(w.paper)[2]),
     log:
@@ -30,6 +31,7 @@ rule table:
     params:
         seed=config["seed"],
         scale=config["scale"],
+        table=lambda w: paper_spec(w.paper).tables[w.table],
     log:
         "logs/{paper}/tables/{table}.log",
     conda:

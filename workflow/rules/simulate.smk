@@ -10,6 +10,8 @@ rule simulate_shard:
     params:
         seed=config["seed"],
         scale=config["scale"],
+        # the resolved experiment config: editing it reruns exactly the affected shards
+        experiment=lambda w: paper_spec(w.paper).experiments[w.experiment].config,
     log:
         "logs/{paper}/simulate/{experiment}/{shard}.log",
     conda:
@@ -27,6 +29,7 @@ rule summarize_figure:
     params:
         seed=config["seed"],
         scale=config["scale"],
+        figure=lambda w: paper_spec(w.paper).figures[w.figure],
     log:
         "logs/{paper}/summarize/{figure}.log",
     conda:

@@ -88,6 +88,8 @@ def _real_status(name: str, config: dict, repo_root: Path) -> tuple[bool, str]:
     if record.is_file():
         return True, f"fetched and verified ({record_path(config, name)})"
     mirror = resolve_mirror(config, repo_root)
+    # data.allow_download: false declares the machine offline, so only local files count
+    downloads = bool((config.get("data") or {}).get("allow_download", True))
     creds, creds_detail = kaggle_client.credentials_available()
     raw_folder = Path(repo_root) / raw_dir(config) / name
     plan: dict[str, list[str]] = {}
@@ -98,9 +100,9 @@ def _real_status(name: str, config: dict, repo_root: Path) -> tuple[bool, str]:
             where = "raw dir"
         elif "mirror" in file.sources and mirror is not None and (mirror / spec.mirror_dir / file.name).is_file():
             where = "mirror"
-        elif "url" in file.sources and spec.url is not None:
+        elif downloads and "url" in file.sources and spec.url is not None:
             where = spec.url.href
-        elif "kaggle" in file.sources and spec.kaggle and creds:
+        elif downloads and "kaggle" in file.sources and spec.kaggle and creds:
             where = f"Kaggle {spec.kaggle}"
         if where is None:
             missing.append(file.name)
@@ -108,8 +110,11 @@ def _real_status(name: str, config: dict, repo_root: Path) -> tuple[bool, str]:
             plan.setdefault(where, []).append(file.name)
     if missing:
         mirror_text = f"not in mirror {mirror}" if mirror else "no mirror (set BANDITREPRO_DATA_MIRROR)"
-        kaggle_text = (kaggle_client.missing_credentials_message(spec.kaggle, creds_detail)
-                       if spec.kaggle else "no other source")
+        if not downloads:
+            kaggle_text = "downloads are off (config data.allow_download: false)"
+        else:
+            kaggle_text = (kaggle_client.missing_credentials_message(spec.kaggle, creds_detail)
+                           if spec.kaggle else "no other source")
         return False, f"missing {', '.join(missing)}: {mirror_text}; {kaggle_text}"
     return True, "will fetch " + "; ".join(f"{', '.join(files)} from {where}" for where, files in plan.items())
 
