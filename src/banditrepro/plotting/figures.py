@@ -21,20 +21,28 @@ PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
 REF_STYLES = ["--", ":", "-.", (0, (5, 1, 1, 1))]
 
 
+LINESTYLES = ["-", (0, (6, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2))]
+
+
 @dataclass
 class Style:
+    """One colour (and, past the palette's length, one dash pattern) per algorithm of a paper,
+    so an algorithm looks the same in every figure of the paper."""
+
     colors: dict[str, str]
     labels: dict[str, str]
+    linestyles: dict[str, object]
 
     @classmethod
     def for_paper(cls, spec: PaperSpec) -> "Style":
         order = spec.algorithm_order()
         colors = {a: PALETTE[i % len(PALETTE)] for i, a in enumerate(order)}
+        linestyles = {a: LINESTYLES[(i // len(PALETTE)) % len(LINESTYLES)] for i, a in enumerate(order)}
         labels = {}
         for exp in spec.experiments.values():
             for a in exp.algorithms:
                 labels.setdefault(a, exp.label(a))
-        return cls(colors=colors, labels=labels)
+        return cls(colors=colors, labels=labels, linestyles=linestyles)
 
 
 def _curve_panel(ax, ctx, figure: str, panel: dict, style: Style) -> None:
@@ -50,7 +58,8 @@ def _curve_panel(ax, ctx, figure: str, panel: dict, style: Style) -> None:
         d = summary[(summary.panel == panel["id"]) & (summary.algorithm == algo) & (summary.metric == metric)]
         d = d.sort_values("t")
         color = style.colors.get(algo, "black")
-        ax.plot(d.t, d["mean"], color=color, lw=1.6, label=style.labels.get(algo, algo))
+        ax.plot(d.t, d["mean"], color=color, ls=style.linestyles.get(algo, "-"), lw=1.6,
+                label=style.labels.get(algo, algo))
         if len(d) > 1 and d.se.notna().any():
             ax.fill_between(d.t, d["mean"] - d.se, d["mean"] + d.se, color=color, alpha=0.2, lw=0)
     panel_refs = refs[refs.panel == panel["id"]]
