@@ -140,12 +140,14 @@ def _relative_gap(ctx, figure, panel, algorithm, others) -> float:
 
 @claim_check("relative_gap_larger")
 def relative_gap_larger(ctx, figure, larger_panels, smaller_panel, algorithm, others):
-    """(runner-up - algorithm)/runner-up at T is larger on each of ``larger_panels`` than on ``smaller_panel``."""
+    """(runner-up - algorithm)/runner-up at T is positive (the algorithm leads) and larger on each of
+    ``larger_panels`` than on ``smaller_panel``."""
     small = _relative_gap(ctx, figure, smaller_panel, algorithm, others)
     big = {p: _relative_gap(ctx, figure, p, algorithm, others) for p in larger_panels}
-    ok = all(v > small for v in big.values())
-    return ClaimResult(measured=", ".join(f"{p}: {fmt(v)}" for p, v in big.items()) + f"; {smaller_panel}: {fmt(small)}",
-                       threshold=f"each > {smaller_panel}'s", verdict=verdict_from(ok))
+    ok = all(v > small and v > 0 for v in big.values())
+    return ClaimResult(measured="relative gap (runner-up - algorithm)/runner-up: "
+                                + ", ".join(f"{p}: {fmt(v)}" for p, v in big.items()) + f"; {smaller_panel}: {fmt(small)}",
+                       threshold=f"each > 0 and > {smaller_panel}'s", verdict=verdict_from(ok))
 
 
 def _relative_gap_experiment(ctx, experiment, algorithm, others) -> float:
