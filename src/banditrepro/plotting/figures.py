@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -60,8 +61,10 @@ def _curve_panel(ax, ctx, figure: str, panel: dict, style: Style) -> None:
         color = style.colors.get(algo, "black")
         ax.plot(d.t, d["mean"], color=color, ls=style.linestyles.get(algo, "-"), lw=1.6,
                 label=style.labels.get(algo, algo))
-        if len(d) > 1 and d.se.notna().any():
-            ax.fill_between(d.t, d["mean"] - d.se, d["mean"] + d.se, color=color, alpha=0.2, lw=0)
+        band = panel.get("band", "se")  # shaded ±1 standard error (default) or ±1 standard deviation
+        if band != "none" and len(d) > 1 and d.se.notna().any():
+            width = d.se * np.sqrt(d.n) if band == "sd" else d.se
+            ax.fill_between(d.t, d["mean"] - width, d["mean"] + width, color=color, alpha=0.2, lw=0)
     panel_refs = refs[refs.panel == panel["id"]]
     for i, (curve, d) in enumerate(panel_refs.groupby("curve", sort=False)):
         d = d.sort_values("t")
@@ -77,6 +80,8 @@ def plot_figure(ctx, figure: str, standin: bool = False):
     style = Style.for_paper(spec)
     fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False, sharex=fig_spec.get("sharex", False))
     for ax, panel in zip(axes.flat, panels):
+        if "band" in fig_spec:
+            panel = {"band": fig_spec["band"], **panel}
         kind = panel.get("kind", "curve")
         if kind == "curve":
             _curve_panel(ax, ctx, figure, panel, style)
