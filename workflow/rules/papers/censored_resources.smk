@@ -1,41 +1,22 @@
 # censored_resources: AmesHousing random-forest surrogate table (digest §4).
 # One job per (run k, mtry value): it fits one forest of the largest num.trees per
 # (min.node.size, sample.fraction) and times every num.trees prefix. The merged table is the
-# `requires:` file of the `ames` experiment; it is rebuilt only when its inputs change.
-
-
-def _censored_forest(scale):
-    # the grid of the scale named in the path, so a smoke table never overwrites the paper one
-    spec = paper_spec("censored_resources") if scale == config["scale"] else load_paper(
-        "censored_resources", scale, REPO_ROOT
-    )
-    return spec.experiments["ames"].params["forest"]
-
-
-def _censored_forest_chunks(wildcards):
-    f = _censored_forest(wildcards.fscale)
-    return [
-        f"results/censored_resources/forest/{wildcards.fscale}/chunks/run{k:02d}_mtry{m}.csv"
-        for k in range(int(f["runs"]))
-        for m in f["mtry"]
-    ]
-
-
-def _censored_ames_table():
-    from banditrepro.data import processed_outputs
-
-    return processed_outputs("ameshousing", config)[0]
+# `requires:` file of the `ames` experiment; it is rebuilt only when its inputs change. The grid
+# is read from the paper config at the scale named in the path, so a smoke table never
+# overwrites the paper one.
+from banditrepro.data import processed_outputs
+from banditrepro.experiments.censored_resources.forest import chunk_paths, grid_argument
 
 
 rule censored_resources_forest_chunk:
     input:
-        table=_censored_ames_table(),
+        table=processed_outputs("ameshousing", config)[0],
     output:
         "results/censored_resources/forest/{fscale}/chunks/run{run}_mtry{mtry}.csv",
     params:
-        trees=lambda w: " ".join(str(v) for v in _censored_forest(w.fscale)["num_trees"]),
-        nodes=lambda w: " ".join(str(v) for v in _censored_forest(w.fscale)["min_node_size"]),
-        fractions=lambda w: " ".join(str(v) for v in _censored_forest(w.fscale)["sample_fraction"]),
+        trees=lambda w: grid_argument(w.fscale, REPO_ROOT, "num_trees"),
+        nodes=lambda w: grid_argument(w.fscale, REPO_ROOT, "min_node_size"),
+        fractions=lambda w: grid_argument(w.fscale, REPO_ROOT, "sample_fraction"),
         seed=config["seed"],
         python=sys.executable,  # the interpreter running Snakemake (has banditrepro installed)
     wildcard_constraints:
@@ -54,7 +35,7 @@ rule censored_resources_forest_chunk:
 
 rule censored_resources_forest_table:
     input:
-        _censored_forest_chunks,
+        lambda w: chunk_paths(w.fscale, REPO_ROOT),
     output:
         "results/censored_resources/forest/{fscale}/surrogate_table.csv",
     params:

@@ -164,3 +164,25 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# --- helpers for workflow/rules/papers/censored_resources.smk --------------------------------
+
+
+def forest_grid(scale: str, repo_root) -> dict:
+    """The ``ames`` experiment's forest grid at ``scale`` (read from the paper config)."""
+    from ..spec import load_paper
+
+    return load_paper("censored_resources", scale, repo_root).experiments["ames"].params["forest"]
+
+
+def chunk_paths(scale: str, repo_root) -> list[str]:
+    """Chunk files of the surrogate table at ``scale``: one per (run, mtry)."""
+    grid = forest_grid(scale, repo_root)
+    return [f"results/censored_resources/forest/{scale}/chunks/run{k:02d}_mtry{m}.csv"
+            for k in range(int(grid["runs"])) for m in grid["mtry"]]
+
+
+def grid_argument(scale: str, repo_root, key: str) -> str:
+    """Space-separated values of one grid entry, for the chunk command line."""
+    return " ".join(str(v) for v in forest_grid(scale, repo_root)[key])
