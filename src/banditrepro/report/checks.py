@@ -38,6 +38,16 @@ def verdict_from(passed: bool) -> str:
     return "reproduced" if passed else "not_reproduced"
 
 
+def combine_verdicts(verdicts) -> str:
+    """All parts reproduced -> reproduced; any part against -> not_reproduced; else inconclusive."""
+    verdicts = list(verdicts)
+    if all(v == "reproduced" for v in verdicts):
+        return "reproduced"
+    if any(v == "not_reproduced" for v in verdicts):
+        return "not_reproduced"
+    return "inconclusive"
+
+
 def compare_greater(diff: float, se: float, z: float = 2.0) -> str:
     """Verdict for the claim 'diff > 0' given its standard error."""
     if not math.isfinite(se) or se == 0.0:
@@ -138,12 +148,7 @@ def final_ordering(ctx, figure, panel, order, metric=None, z=2.0):
     vals = [_final(ctx, figure, panel, a, metric) for a in order]
     verdicts = [compare_greater(vals[i][0] - vals[i + 1][0], math.hypot(vals[i][1], vals[i + 1][1]), z)
                 for i in range(len(order) - 1)]
-    if all(v == "reproduced" for v in verdicts):
-        verdict = "reproduced"
-    elif any(v == "not_reproduced" for v in verdicts):
-        verdict = "not_reproduced"
-    else:
-        verdict = "inconclusive"
+    verdict = combine_verdicts(verdicts)
     measured = ", ".join(f"{a}: {fmt(v[0])} ± {fmt(v[1])}" for a, v in zip(order, vals))
     return ClaimResult(measured=measured + f" at T={vals[0][2]}", threshold=" > ".join(order), verdict=verdict)
 

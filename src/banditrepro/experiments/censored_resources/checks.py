@@ -7,15 +7,8 @@ import math
 import numpy as np
 
 from ...report.checks import ClaimResult, compare_greater, fmt, verdict_from
+from ...report.checks import combine_verdicts as _combine
 from ..registry import SIMULATION_BUILDERS, claim_check
-
-
-def _combine(verdicts: list[str]) -> str:
-    if all(v == "reproduced" for v in verdicts):
-        return "reproduced"
-    if any(v == "not_reproduced" for v in verdicts):
-        return "not_reproduced"
-    return "inconclusive"
 
 
 def censored_proportions(ctx, experiment: str, algorithm: str) -> np.ndarray:

@@ -15,15 +15,8 @@ import math
 import numpy as np
 
 from ...report.checks import ClaimResult, compare_greater, fmt, verdict_from
+from ...report.checks import combine_verdicts as _combine
 from ..registry import CLAIM_CHECKS, claim_check, lookup
-
-
-def _combine(verdicts: list[str]) -> str:
-    if all(v == "reproduced" for v in verdicts):
-        return "reproduced"
-    if any(v == "not_reproduced" for v in verdicts):
-        return "not_reproduced"
-    return "inconclusive"
 
 
 def _as_list(x) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...report.checks import ClaimResult, compare_greater, fmt, verdict_from
+from ...report.checks import ClaimResult, combine_verdicts, compare_greater, fmt, verdict_from
 from ..registry import claim_check
 from .bounds import thm7_pull_bounds
 from .instance import GaussianInstance
@@ -57,8 +57,7 @@ def exceeds_by_fraction_of_horizon(ctx, figure, panel, better, baseline, fractio
         excess = float(row["mean"] - base["mean"]) - fraction * T
         verdicts.append(compare_greater(excess, float(np.hypot(row.se, base.se)), z))
         parts.append(f"{algo} - {baseline} = {fmt(float(row['mean'] - base['mean']))}")
-    verdict = ("reproduced" if all(v == "reproduced" for v in verdicts)
-               else "not_reproduced" if "not_reproduced" in verdicts else "inconclusive")
+    verdict = combine_verdicts(verdicts)
     return ClaimResult(measured="; ".join(parts) + f" at T={T}", threshold=f"> {fraction} T = {fmt(fraction * T)}",
                        verdict=verdict)
 
