@@ -59,16 +59,24 @@ def compare_greater(diff: float, se: float, z: float = 2.0) -> str:
     return "inconclusive"
 
 
+def compare_threshold(value: float, se: float, threshold: float, below: bool = True, z: float = 2.0) -> str:
+    """Verdict for 'value < threshold' (``below``) or 'value > threshold', given the value's standard error.
+
+    A value within ``z`` standard errors of the threshold is ``inconclusive``: noise, not the paper,
+    would decide it. With no usable standard error the plain comparison decides.
+    """
+    diff = threshold - value if below else value - threshold
+    return compare_greater(diff, se, z)
+
+
 def _final(ctx, figure, panel, algorithm, metric=None):
-    c = ctx.curve(figure, panel, algorithm, metric)
-    row = c.iloc[-1]
-    return float(row["mean"]), float(row["se"]), int(row["t"])
+    p = ctx.point(figure, panel, algorithm, metric=metric)
+    return p.mean, p.se, p.t
 
 
 def _at(ctx, figure, panel, algorithm, t, metric=None):
-    c = ctx.curve(figure, panel, algorithm, metric)
-    row = c.iloc[int(np.searchsorted(c.t.values, t))]
-    return float(row["mean"]), float(row["se"])
+    p = ctx.point(figure, panel, algorithm, t, metric)
+    return p.mean, p.se
 
 
 @claim_check("below_reference")

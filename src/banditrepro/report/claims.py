@@ -12,7 +12,8 @@ from . import checks as _generic_checks  # noqa: F401  (registers the generic ch
 from .checks import ClaimResult
 from .context import ResultsContext
 
-CLAIM_COLUMNS = ["claim_id", "figure", "statement", "measured", "threshold", "verdict"]
+CLAIM_COLUMNS = ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
+CLAIM_KINDS = ("headline", "variant", "sanity")
 STANDIN_MARK = "[STAND-IN DATA] "
 
 
@@ -24,8 +25,9 @@ def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = No
     for claim in ctx.spec.claims:
         fig = claim["figure"]
         statement = claim["statement"].strip()
+        kind = claim.get("kind", "headline")  # TODO(verdicts): required once every paper config names it
         if fig in unavailable:
-            rows.append((claim["id"], fig, statement, "not measured", "", "inconclusive"))
+            rows.append((claim["id"], fig, statement, "not measured", "", "inconclusive", kind))
             continue
         args = {k: v for k, v in claim["check"].items() if k != "fn"}
         fn = lookup(CLAIM_CHECKS, "claim check", claim["check"]["fn"])
@@ -40,5 +42,5 @@ def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = No
         if fig in ctx.standin_figures:
             statement = STANDIN_MARK + statement
             verdict = "inconclusive"
-        rows.append((claim["id"], fig, statement, res.measured, res.threshold, verdict))
+        rows.append((claim["id"], fig, statement, res.measured, res.threshold, verdict, kind))
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from ..engine import SimulationOutput
 from ..experiments.runner import load_shards
 from ..experiments.spec import PaperSpec
+
+
+class CurvePoint(NamedTuple):
+    """One point of a mean curve: its mean, standard error, replication count and time step."""
+
+    mean: float
+    se: float
+    n: int
+    t: int
 
 
 class ResultsContext:
@@ -57,6 +68,20 @@ class ResultsContext:
         if sel.empty:
             raise KeyError(f"{figure}/{panel}: no curve for algorithm {algorithm!r}, metric {metric!r}")
         return sel.sort_values("t")[["t", "mean", "se", "n"]].reset_index(drop=True)
+
+    def point(self, figure: str, panel: str, algorithm: str, t: int | None = None,
+              metric: str | None = None) -> CurvePoint:
+        """Mean and standard error of a curve at the first recorded step >= ``t`` (the last step if None)."""
+        c = self.curve(figure, panel, algorithm, metric)
+        if t is None:
+            i = len(c) - 1
+        else:
+            i = int(np.searchsorted(c.t.values, t))
+            if i == len(c):
+                raise KeyError(f"{figure}/{panel}/{algorithm}: no recorded step at or after t={t} "
+                               f"(last is {int(c.t.iloc[-1])})")
+        row = c.iloc[i]
+        return CurvePoint(float(row["mean"]), float(row["se"]), int(row["n"]), int(row["t"]))
 
     def reference(self, figure: str, panel: str, curve: str) -> pd.DataFrame:
         df = self.references(figure)
