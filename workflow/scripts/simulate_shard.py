@@ -5,7 +5,8 @@ import sys
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 from _common import logged, repo_root  # noqa: E402
 
-from banditrepro.experiments.runner import run_experiment_block, save_shard, shard_provenance  # noqa: E402
+from banditrepro.experiments.runner import run_experiment_block, shard_provenance  # noqa: E402
+from banditrepro.shards import save_shard  # noqa: E402
 from banditrepro.experiments.spec import load_paper, parse_shard_name  # noqa: E402
 
 snakemake = globals()["snakemake"]

@@ -7,7 +7,7 @@ from _common import logged, repo_root  # noqa: E402
 
 from banditrepro import provenance  # noqa: E402
 from banditrepro.experiments.aggregate import summarize_figure, write_csv  # noqa: E402
-from banditrepro.experiments.runner import load_shards  # noqa: E402
+from banditrepro.shards import load_shards  # noqa: E402
 from banditrepro.experiments.spec import load_paper  # noqa: E402
 
 snakemake = globals()["snakemake"]

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine import SimulationOutput, summarize
-from .registry import REFERENCE_CURVES, lookup
+from ..registry import REFERENCE_CURVES, lookup
 from .spec import PaperSpec, panel_experiments
 
 SUMMARY_COLUMNS = ["panel", "algorithm", "metric", "t", "mean", "se", "n"]

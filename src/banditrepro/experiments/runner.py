@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import json
 import sys
 import time
 from pathlib import Path
@@ -13,7 +11,7 @@ import numpy as np
 from .. import provenance
 from ..engine import SimulationOutput
 from ..seeding import replication_keys
-from .registry import SIMULATION_BUILDERS, lookup
+from ..registry import SIMULATION_BUILDERS, lookup
 from .spec import ExperimentSpec
 
 
@@ -50,55 +48,6 @@ def _validate_output(out: SimulationOutput, n_reps: int, exp: ExperimentSpec, al
     for name, arr in out.finals.items():
         if arr.shape[0] != n_reps:
             raise ValueError(f"{where}: final {name!r} has {arr.shape[0]} rows, expected {n_reps}")
-
-
-def save_shard(path: Path | str, results: dict[str, SimulationOutput], start: int, stop: int, prov: dict) -> None:
-    """One .npz per shard; written to a temporary name and renamed, so no half-written shard survives."""
-    arrays: dict[str, np.ndarray] = {"replications": np.array([start, stop], dtype=np.int64),
-                                     "provenance": np.array(json.dumps(prov, sort_keys=True, default=str))}
-    for algorithm, out in results.items():
-        arrays[f"{algorithm}/checkpoints"] = out.checkpoints
-        for name, arr in out.curves.items():
-            arrays[f"{algorithm}/curve/{name}"] = arr
-        for name, arr in out.finals.items():
-            arrays[f"{algorithm}/final/{name}"] = arr
-        if out.pulls is not None:
-            arrays[f"{algorithm}/pulls"] = out.pulls
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(buf.getvalue())
-    tmp.replace(path)
-
-
-def load_shards(paths: list[Path | str]) -> dict[str, SimulationOutput]:
-    """Concatenate shards (sorted by first replication) into one SimulationOutput per algorithm."""
-    loaded = []
-    for p in paths:
-        with np.load(p, allow_pickle=False) as z:
-            loaded.append({k: z[k] for k in z.files})
-    loaded.sort(key=lambda d: int(d["replications"][0]))
-    expected = 0
-    for d in loaded:
-        start, stop = (int(x) for x in d["replications"])
-        if start != expected:
-            raise ValueError(f"shards do not tile the replications: gap or overlap at replication {expected}")
-        expected = stop
-    algorithms = sorted({k.split("/")[0] for k in loaded[0] if "/" in k})
-    merged = {}
-    for algo in algorithms:
-        curves = sorted({k.split("/", 2)[2] for k in loaded[0] if k.startswith(f"{algo}/curve/")})
-        finals = sorted({k.split("/", 2)[2] for k in loaded[0] if k.startswith(f"{algo}/final/")})
-        has_pulls = f"{algo}/pulls" in loaded[0]
-        merged[algo] = SimulationOutput(
-            checkpoints=loaded[0][f"{algo}/checkpoints"],
-            curves={c: np.concatenate([d[f"{algo}/curve/{c}"] for d in loaded]) for c in curves},
-            finals={f: np.concatenate([d[f"{algo}/final/{f}"] for d in loaded]) for f in finals},
-            pulls=np.concatenate([d[f"{algo}/pulls"] for d in loaded]) if has_pulls else None,
-        )
-    return merged
 
 
 def shard_provenance(exp: ExperimentSpec, seed: int, start: int, stop: int, scale: str) -> dict:

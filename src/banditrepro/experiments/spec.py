@@ -84,6 +84,10 @@ class PaperSpec:
                     seen.append(exp)
         return seen
 
+    @staticmethod
+    def panel_experiments(panel: dict) -> list[str]:
+        return panel_experiments(panel)
+
     def figure_datasets(self, figure: str) -> list[str]:
         out: list[str] = []
         for exp in self.figure_experiments(figure):

@@ -6,6 +6,7 @@ import os
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
@@ -13,8 +14,10 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..experiments.registry import PANEL_PLOTTERS, lookup  # noqa: E402
-from ..experiments.spec import PaperSpec, panel_experiments  # noqa: E402
+from ..registry import PANEL_PLOTTERS, lookup  # noqa: E402
+
+if TYPE_CHECKING:  # the plotting side reads a spec it is handed; it never loads one
+    from ..experiments.spec import PaperSpec
 
 # Okabe-Ito first (colour-blind safe; its yellow is dropped: unreadable on white), then tab10 extras
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#7F7F7F",
@@ -35,7 +38,7 @@ class Style:
     linestyles: dict[str, object]
 
     @classmethod
-    def for_paper(cls, spec: PaperSpec) -> "Style":
+    def for_paper(cls, spec: "PaperSpec") -> "Style":
         order = spec.algorithm_order()
         colors = {a: PALETTE[i % len(PALETTE)] for i, a in enumerate(order)}
         linestyles = {a: LINESTYLES[(i // len(PALETTE)) % len(LINESTYLES)] for i, a in enumerate(order)}
@@ -53,7 +56,7 @@ def _curve_panel(ax, ctx, figure: str, panel: dict, style: Style) -> None:
     algorithms = panel.get("algorithms")
     if not algorithms:
         algorithms = []
-        for exp in panel_experiments(panel):
+        for exp in ctx.spec.panel_experiments(panel):
             algorithms += [a for a in ctx.spec.experiments[exp].algorithms if a not in algorithms]
     for algo in algorithms:
         d = summary[(summary.panel == panel["id"]) & (summary.algorithm == algo) & (summary.metric == metric)]
@@ -72,7 +75,7 @@ def _curve_panel(ax, ctx, figure: str, panel: dict, style: Style) -> None:
 
 
 def plot_figure(ctx, figure: str, standin: bool = False):
-    spec: PaperSpec = ctx.spec
+    spec: "PaperSpec" = ctx.spec
     fig_spec = spec.figures[figure]
     panels = fig_spec["panels"]
     rows, cols = fig_spec.get("layout", [1, len(panels)])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..experiments.registry import claim_check
+from ..registry import claim_check
 
 VERDICTS = ("reproduced", "not_reproduced", "inconclusive")
 

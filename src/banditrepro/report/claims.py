@@ -7,7 +7,7 @@ import traceback
 
 import pandas as pd
 
-from ..experiments.registry import CLAIM_CHECKS, lookup
+from ..registry import CLAIM_CHECKS, lookup
 from . import checks as _generic_checks  # noqa: F401  (registers the generic checks)
 from .checks import ClaimResult
 from .context import ResultsContext

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ..engine import SimulationOutput
-from ..experiments.runner import load_shards
-from ..experiments.spec import PaperSpec
+from ..shards import load_shards
+
+if TYPE_CHECKING:  # the report side reads a spec it is handed; it never loads one
+    from ..experiments.spec import PaperSpec
 
 
 class CurvePoint(NamedTuple):
@@ -25,7 +27,7 @@ class CurvePoint(NamedTuple):
 class ResultsContext:
     """Summaries and reference curves per figure, and (lazily) per-replication shard data."""
 
-    def __init__(self, spec: PaperSpec, summaries: dict[str, Path] | None = None,
+    def __init__(self, spec: "PaperSpec", summaries: dict[str, Path] | None = None,
                  references: dict[str, Path] | None = None, shards: dict[str, list[Path]] | None = None,
                  standin_figures: set[str] | None = None):
         self.spec = spec

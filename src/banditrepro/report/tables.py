@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..experiments.registry import TABLE_BUILDERS, lookup
+from ..registry import TABLE_BUILDERS, lookup
 from .context import ResultsContext
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...report.checks import ClaimResult, compare_greater, fmt, verdict_from
 from ...report.checks import combine_verdicts as _combine
-from ..registry import SIMULATION_BUILDERS, claim_check
+from ...registry import SIMULATION_BUILDERS, claim_check
 
 
 def censored_proportions(ctx, experiment: str, algorithm: str) -> np.ndarray:

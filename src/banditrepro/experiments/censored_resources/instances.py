@@ -10,7 +10,7 @@ import pandas as pd
 from ...algorithms import censored_baselines as cb
 from ...algorithms import rcucb
 from ...environments import censored as ce
-from ..registry import simulation_builder
+from ...registry import simulation_builder
 from . import forest
 from .simulation import CensoredSimulation
 

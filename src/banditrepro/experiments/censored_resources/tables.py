@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ...environments import censored as ce
-from ..registry import table_builder
+from ...registry import table_builder
 from .checks import censored_proportions, truth_of
 from .instances import grid_from, synthetic_arms
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ...report.checks import ClaimResult, compare_greater, fmt
-from ..registry import claim_check
+from ...registry import claim_check
 
 
 def _value_at(curve, t):

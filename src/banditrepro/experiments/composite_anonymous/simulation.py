@@ -11,7 +11,7 @@ import numpy as np
 from ...algorithms import ars, clw, odaaf
 from ...engine import SimulationOutput
 from ...environments import composite as ce
-from ..registry import simulation_builder
+from ...registry import simulation_builder
 
 ROUND_FUNCTIONS = {  # name -> (kind, scale, power): the paper's examples c k^β and 2^(k+c)
     "k": (ars.ROUND_POWER, 1, 1),

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ...report.checks import ClaimResult, fmt, verdict_from
-from ..registry import claim_check
+from ...registry import claim_check
 from .simulation import ETA_UNITS, cases_from
 from .theory import arm_classes, fixed_instance, theorem_42_upper_bounds
 

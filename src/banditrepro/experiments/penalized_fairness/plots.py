@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import panel_plotter
+from ...registry import panel_plotter
 from .simulation import ETA_UNITS
 from .theory import arm_classes, fixed_instance
 

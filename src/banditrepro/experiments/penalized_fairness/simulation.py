@@ -29,7 +29,7 @@ from ... import fairness_simulation as fs
 from ...algorithms import fairness as fair
 from ...engine import SimulationOutput
 from ...environments.movielens import movielens_arms
-from ..registry import simulation_builder
+from ...registry import simulation_builder
 
 ETA_UNITS = 1000  # summary t = round(ETA_UNITS * eta) for eta sweeps
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...algorithms.select import SelectVariant
 from ...environments.continuous import make_environment
-from ..registry import simulation_builder
+from ...registry import simulation_builder
 from .simulations import Convex1DSimulation, IndexPolicySimulation, SelectSimulation
 
 VARIANT_KEYS = ("skip_step1", "skip_step2", "skip_step3", "radius_coef", "reuse_step1", "gamma_scale", "warm_start")

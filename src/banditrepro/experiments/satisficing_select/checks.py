@@ -16,7 +16,7 @@ import numpy as np
 
 from ...report.checks import ClaimResult, compare_greater, fmt, verdict_from
 from ...report.checks import combine_verdicts as _combine
-from ..registry import CLAIM_CHECKS, claim_check, lookup
+from ...registry import CLAIM_CHECKS, claim_check, lookup
 
 
 def _as_list(x) -> list[str]:

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from ..registry import panel_plotter
+from ...registry import panel_plotter
 
 _INDICATOR = re.compile(r"rounds_started_eq_(\d+)$")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..registry import table_builder
+from ...registry import table_builder
 
 
 def _select_algorithms(ctx, experiment):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-from ..registry import reference_curve
+from ...registry import reference_curve
 from .instance import GaussianInstance
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...report.checks import ClaimResult, combine_verdicts, compare_greater, fmt, verdict_from
-from ..registry import claim_check
+from ...registry import claim_check
 from .bounds import thm7_pull_bounds
 from .instance import GaussianInstance
 

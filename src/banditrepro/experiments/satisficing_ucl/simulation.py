@@ -8,7 +8,7 @@ from scipy.special import ndtri
 from ...algorithms.ucl import ucl
 from ...engine import StepSimulation
 from ...environments import gaussian_arms
-from ..registry import simulation_builder
+from ...registry import simulation_builder
 from .instance import VARIANTS, GaussianInstance
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..registry import table_builder
+from ...registry import table_builder
 from .instance import GaussianInstance
 
 TABLE_I = [
