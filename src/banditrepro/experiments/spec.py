@@ -7,6 +7,7 @@ active scale. Everything downstream (shards, builders, provenance) sees resolved
 from __future__ import annotations
 
 import copy
+import csv
 import importlib
 import math
 from dataclasses import dataclass, field
@@ -124,7 +125,7 @@ def load_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") ->
     path = paper_config_path(repo_root, paper)
     if not path.exists():
         raise ConfigError(f"no paper config {path}")
-    raw = yaml.safe_load(path.read_text())
+    raw = expand_claim_cells(yaml.safe_load(path.read_text()), path)
     schema = yaml.safe_load((repo_root / PAPER_SCHEMA).read_text())
     try:
         jsonschema.validate(raw, schema)
@@ -151,6 +152,85 @@ def load_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") ->
                      config=resolved)
     _check_references(spec, path)
     return spec
+
+
+def expand_claim_cells(raw: dict, path: Path) -> dict:
+    """Expand the table-cell claims of a paper config from its cells CSV (before validation).
+
+    A paper whose tables hold many cells, each checked the same way against the paper's printed
+    value, keeps them in one CSV (one row per cell) instead of one YAML claim each. The config then
+    has a top-level ``claim_cells`` mapping::
+
+        claim_cells:
+          file: <paper>_cells.csv        # beside the config
+          check_columns: [experiment, algorithm, paper, tolerance]   # become check args ('fn' always)
+          templates: {<name>: "statement with {column} placeholders"}
+          notes: {<name>: "sentence appended to the statement"}
+
+    and ``claims`` items ``{cells: <block>}`` that are replaced, in place, by the claims of the CSV
+    rows of that block, in file order. Each row gives ``id``, ``figure``, optionally ``kind``, a
+    ``template`` name, an optional ``note`` name, and the check columns (empty = absent; values
+    parsed as YAML scalars). Placeholders are filled with the CSV text, so a statement shows a number
+    exactly as the CSV writes it. Every row must be used exactly once.
+    """
+    if not isinstance(raw, dict) or "claim_cells" not in raw:
+        return raw
+    raw = dict(raw)
+    cells = raw.pop("claim_cells")
+    where = f"{path}: claim_cells"
+    for key in ("file", "check_columns", "templates"):
+        if key not in cells:
+            raise ConfigError(f"{where}: missing key {key!r}")
+    unknown = set(cells) - {"file", "check_columns", "templates", "notes"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}")
+    csv_path = path.parent / cells["file"]
+    if not csv_path.exists():
+        raise ConfigError(f"{where}: no file {csv_path}")
+    with csv_path.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    required = {"block", "id", "figure", "template", "fn", *cells["check_columns"]}
+    missing = required - set(rows[0] if rows else {})
+    if missing:
+        raise ConfigError(f"{csv_path}: missing column(s) {sorted(missing)}")
+    templates, notes = cells["templates"], cells.get("notes", {})
+    by_block: dict[str, list[dict]] = {}
+    for row in rows:
+        by_block.setdefault(row["block"], []).append(row)
+
+    def claim_of(row: dict) -> dict:
+        if row["template"] not in templates:
+            raise ConfigError(f"{csv_path}: row {row['id']}: unknown template {row['template']!r}")
+        statement = templates[row["template"]].format(**row)
+        if row.get("note"):
+            if row["note"] not in notes:
+                raise ConfigError(f"{csv_path}: row {row['id']}: unknown note {row['note']!r}")
+            statement = f"{statement} {notes[row['note']]}"
+        check = {"fn": row["fn"]}
+        check.update({c: yaml.safe_load(row[c]) for c in cells["check_columns"] if row[c] != ""})
+        claim = {"id": row["id"], "figure": row["figure"], "statement": statement, "check": check}
+        if row.get("kind"):
+            claim["kind"] = row["kind"]
+        return claim
+
+    claims, used = [], set()
+    for item in raw.get("claims", []):
+        if isinstance(item, dict) and set(item) == {"cells"}:
+            block = item["cells"]
+            if block not in by_block:
+                raise ConfigError(f"{path}: claims: unknown cells block {block!r} (blocks of {csv_path.name}: "
+                                  f"{', '.join(by_block)})")
+            if block in used:
+                raise ConfigError(f"{path}: claims: cells block {block!r} used twice")
+            used.add(block)
+            claims.extend(claim_of(row) for row in by_block[block])
+        else:
+            claims.append(item)
+    unused = [b for b in by_block if b not in used]
+    if unused:
+        raise ConfigError(f"{path}: claims: cells block(s) {unused} of {csv_path.name} are never used")
+    raw["claims"] = claims
+    return raw
 
 
 def _check_references(spec: PaperSpec, path: Path) -> None:
