@@ -1,7 +1,11 @@
-"""Paper configurations (``config/papers/<paper>.yaml``): loading, validation, scale resolution.
+"""Paper configurations (``config/papers/<paper>.yaml``): discovery, loading, validation, scale resolution.
 
-Any value in a paper config may be ``{paper: x, smoke: y}``; it is replaced by the value of the
-active scale. Everything downstream (shards, builders, provenance) sees resolved values only.
+The papers are the files ``config/papers/*.yaml``; each names the package
+``banditrepro.experiments.<paper>`` that registers its functions. Any value in a paper config may be
+``{paper: x, smoke: y}``; it is replaced by the value of the active scale. Everything downstream
+(shards, builders, provenance) sees resolved values only. An experiment's ``params`` and algorithm
+entries are checked against the parameters its builder declares (:mod:`banditrepro.registry`) and
+completed with the declared defaults.
 """
 
 from __future__ import annotations
@@ -9,8 +13,11 @@ from __future__ import annotations
 import copy
 import csv
 import importlib
+import importlib.resources
+import importlib.util
 import math
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import jsonschema
@@ -18,9 +25,10 @@ import numpy as np
 import yaml
 
 from ..engine import checkpoint_grid
+from ..registry import BUILDER_PARAMETERS, SIMULATION_BUILDERS, ParameterError, closest_name
 
 SCALES = ("paper", "smoke")
-PAPER_SCHEMA = Path("workflow/schemas/paper.schema.yaml")
+PAPER_SCHEMA = "paper.schema.yaml"  # shipped in this package (banditrepro.experiments)
 
 
 class ConfigError(ValueError):
@@ -117,6 +125,41 @@ def paper_config_path(repo_root: Path, paper: str) -> Path:
     return Path(repo_root) / "config" / "papers" / f"{paper}.yaml"
 
 
+@cache
+def paper_schema() -> dict:
+    """The JSON schema of a paper config (``banditrepro/experiments/paper.schema.yaml``)."""
+    text = importlib.resources.files(__package__).joinpath(PAPER_SCHEMA).read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def discover_papers(repo_root: Path | str = ".") -> list[str]:
+    """Every paper of the project: the stems of ``config/papers/*.yaml``, sorted."""
+    return sorted(p.stem for p in (Path(repo_root) / "config" / "papers").glob("*.yaml"))
+
+
+def select_papers(repo_root: Path | str = ".", selection: list[str] | None = None) -> list[str]:
+    """The discovered papers, or the ``selection`` (config ``papers:``) checked against them, in its order."""
+    found = discover_papers(repo_root)
+    if selection is None:
+        return found
+    for paper in selection:
+        if paper not in found:
+            guess = closest_name(paper, found)
+            hint = f"did you mean {guess!r}? " if guess else ""
+            raise ConfigError(f"config 'papers': unknown paper {paper!r} ({hint}papers are the files "
+                              f"config/papers/*.yaml: {', '.join(found) or 'none'})")
+    return list(selection)
+
+
+def _import_paper_package(paper: str, path: Path) -> None:
+    """Import ``banditrepro.experiments.<paper>``, which registers the paper's builders, checks, ..."""
+    module = f"banditrepro.experiments.{paper}"
+    if importlib.util.find_spec(module) is None:
+        raise ConfigError(f"{path}: no package {module} registers this paper "
+                          f"(src/banditrepro/experiments/{paper}/__init__.py; see docs/ADDING_A_PAPER.md)")
+    importlib.import_module(module)
+
+
 def load_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") -> PaperSpec:
     """Read, validate and scale-resolve a paper config, and import its registered functions."""
     repo_root = Path(repo_root).resolve()
@@ -126,24 +169,28 @@ def load_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") ->
     if not path.exists():
         raise ConfigError(f"no paper config {path}")
     raw = expand_claim_cells(yaml.safe_load(path.read_text()), path)
-    schema = yaml.safe_load((repo_root / PAPER_SCHEMA).read_text())
     try:
-        jsonschema.validate(raw, schema)
+        jsonschema.validate(raw, paper_schema())
     except jsonschema.ValidationError as err:
         where = "/".join(str(p) for p in err.absolute_path) or "<top level>"
         raise ConfigError(f"{path}: invalid value at '{where}': {err.message}") from None
     if raw["paper"] != paper:
         raise ConfigError(f"{path}: 'paper' is {raw['paper']!r}, expected {paper!r}")
-    importlib.import_module(f"banditrepro.experiments.{paper}")  # registers builders, checks, ...
+    _import_paper_package(paper, path)
+    for other in SCALES:  # a typo in a value of the other scale is caught now too
+        if other != scale:
+            _check_experiments(resolve_scale(copy.deepcopy(raw["experiments"]), other), path)
     resolved = resolve_scale(copy.deepcopy(raw), scale)
+    completed = _check_experiments(resolved["experiments"], path)
     experiments = {}
     for exp_id, exp in resolved["experiments"].items():
         horizon = int(exp["horizon"])
+        params, algorithms = completed[exp_id]
         experiments[exp_id] = ExperimentSpec(
             paper=paper, id=exp_id, builder=exp["builder"], horizon=horizon,
             replications=int(exp["replications"]),
             checkpoints=checkpoint_grid(horizon, exp.get("checkpoints")),
-            params=exp.get("params", {}), algorithms=exp["algorithms"], data=exp.get("data", []),
+            params=params, algorithms=algorithms, data=exp.get("data", []),
             requires=exp.get("requires", []), common_random_numbers=exp.get("common_random_numbers", True),
             repo_root=repo_root, config=exp)
     spec = PaperSpec(paper=paper, title=resolved["title"], scale=scale, experiments=experiments,
@@ -231,6 +278,37 @@ def expand_claim_cells(raw: dict, path: Path) -> dict:
         raise ConfigError(f"{path}: claims: cells block(s) {unused} of {csv_path.name} are never used")
     raw["claims"] = claims
     return raw
+
+
+def _check_experiments(experiments: dict, path: Path) -> dict[str, tuple[dict, dict]]:
+    """Each experiment's builder, datasets, params and algorithm entries against what is declared.
+
+    Returns ``{experiment: (params, {algorithm: entry})}`` with every declared default filled in.
+    """
+    from ..data.manifest import DATASET_NAMES
+
+    out = {}
+    for exp_id, exp in experiments.items():
+        builder = exp["builder"]
+        if builder not in SIMULATION_BUILDERS:
+            guess = closest_name(builder, SIMULATION_BUILDERS)
+            hint = f"did you mean {guess!r}?" if guess else f"registered: {', '.join(sorted(SIMULATION_BUILDERS))}"
+            raise ConfigError(f"{path}: experiments/{exp_id}/builder: unknown simulation builder {builder!r} ({hint})")
+        for name in exp.get("data", []):
+            if name not in DATASET_NAMES:
+                guess = closest_name(name, DATASET_NAMES)
+                hint = f"did you mean {guess!r}?" if guess else f"declared: {', '.join(DATASET_NAMES)}"
+                raise ConfigError(f"{path}: experiments/{exp_id}/data: unknown dataset {name!r} ({hint}; "
+                                  "datasets are declared in src/banditrepro/data/manifest.yaml)")
+        declared = BUILDER_PARAMETERS[builder]
+        try:
+            params = declared.complete_params(exp.get("params"), f"experiments/{exp_id}/params")
+            algorithms = {algo_id: declared.complete_algorithm(entry, f"experiments/{exp_id}/algorithms/{algo_id}")
+                          for algo_id, entry in exp["algorithms"].items()}
+        except ParameterError as err:
+            raise ConfigError(f"{path}: {err} (builder {builder})") from None
+        out[exp_id] = (params, algorithms)
+    return out
 
 
 def _check_references(spec: PaperSpec, path: Path) -> None:

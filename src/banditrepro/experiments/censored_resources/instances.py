@@ -10,15 +10,54 @@ import pandas as pd
 from ...algorithms import censored_baselines as cb
 from ...algorithms import rcucb
 from ...environments import censored as ce
-from ...registry import simulation_builder
+from ...registry import OMITTED, Param, complete, simulation_builder
 from . import forest
 from .simulation import CensoredSimulation
+
+INSTANCES = ("poscorr", "negcorr", "indep", "many_arms", "low_censoring")
+GRID_FIELDS = {
+    "values": Param(list, default=OMITTED, items=Param(float), doc="explicit limits tau (instead of tau_max/size)"),
+    "tau_max": Param(float, default=OMITTED),
+    "size": Param(int, default=OMITTED, doc="m"),
+    "reading": Param(str, default="linspace", choices=("linspace", "k_over_m", "interior"),
+                     doc="reading of 'equidistant grid of size m' (digest A3)"),
+}
+SYNTHETIC_PARAMS = {
+    "instance": Param(str, choices=INSTANCES, doc="Sec. 5.1 / App. F instance"),
+    "n_arms": Param(int, default=OMITTED, doc="many_arms and low_censoring only"),
+    "truncation": Param(str, default="lower0", choices=ce.TRUNCATIONS),
+    "grid": Param(dict, fields=GRID_FIELDS, doc="the resource limits tau"),
+    "penalty": Param(str, default="piecewise", choices=("piecewise", "linear"), doc="lambda(tau)"),
+    "cost_slope": Param(float, default=0.1, doc="c of the cost c * tau"),
+}
+FOREST_FIELDS = {  # the surrogate-table grid (forest.py, workflow/rules/papers/censored_resources.smk)
+    "num_trees": Param(list, items=Param(int)),
+    "mtry": Param(list, items=Param(int)),
+    "min_node_size": Param(list, items=Param(int)),
+    "sample_fraction": Param(list, items=Param(float)),
+    "runs": Param(int),
+}
+AMES_PARAMS = {
+    "grid_size": Param(int, doc="m of the limit grid linspace(Q1, Q3, m)"),
+    "normaliser": Param(str, default="range", choices=("range", "sd", "mean"), doc="reward normalisation of the surrogate table (forest.arm_tables)"),
+    "penalty_slope": Param(float, default=10.0, doc="lambda(tau) = slope * tau"),
+    "cost_slope": Param(float, default=1.0),
+    "forest": Param(dict, fields=FOREST_FIELDS, doc="random-forest configuration grid"),
+}
+ALGORITHM_PARAMS = {
+    "policy": Param(str, choices=("rcucb", "ucb", "ts")),
+    "alpha": Param(float, default=1.0, doc="exploration constant (RCUCB, UCB)"),
+    "unit_bonus": Param(bool, default=False, doc="RCUCB: unit penalty bonus (sensitivity)"),
+    "observable": Param(bool, default=False, doc="RCUCB: censoring observable"),
+    "single_pair_update": Param(bool, default=False, doc="TS: update one (arm, limit) pair per step"),
+}
 
 
 def synthetic_arms(params: dict) -> ce.CensoredArms:
     """PosCorr / NegCorr / Indep (n = 10), F.2 (n arms, grid 5) and F.3 (n arms, sigma 0.1)."""
+    params = complete(params, SYNTHETIC_PARAMS, "params")
     name = params["instance"]
-    truncation = params.get("truncation", "lower0")
+    truncation = params["truncation"]
     if name == "poscorr":
         return ce.gaussian_arms([0.6] + [0.5] * 9, [0.45] + [0.5] * 9, [0.2, 0.3, 0.4, 0.4] + [0.6] * 6, 0.2,
                                 truncation)
@@ -40,31 +79,31 @@ def synthetic_arms(params: dict) -> ce.CensoredArms:
 
 
 def grid_from(params: dict) -> np.ndarray:
-    g = params["grid"]
+    g = complete(params["grid"], GRID_FIELDS, "params/grid")
     if "values" in g:
         return np.asarray(g["values"], dtype=np.float64)
-    return ce.resource_grid(float(g["tau_max"]), int(g["size"]), g.get("reading", "linspace"))
+    return ce.resource_grid(float(g["tau_max"]), int(g["size"]), g["reading"])
 
 
 def policy_from(algo: dict) -> tuple[str, np.ndarray]:
+    algo = complete(algo, ALGORITHM_PARAMS)
     policy = algo["policy"]
     if policy == "rcucb":
-        return policy, rcucb.rcucb_params(float(algo.get("alpha", 1.0)), bool(algo.get("unit_bonus", False)),
-                                          bool(algo.get("observable", False)))
+        return policy, rcucb.rcucb_params(float(algo["alpha"]), bool(algo["unit_bonus"]), bool(algo["observable"]))
     if policy == "ucb":
-        return policy, cb.ucb_params(float(algo.get("alpha", 1.0)))
+        return policy, cb.ucb_params(float(algo["alpha"]))
     if policy == "ts":
-        return policy, cb.ts_params(bool(algo.get("single_pair_update", False)))
+        return policy, cb.ts_params(bool(algo["single_pair_update"]))
     raise ValueError(f"unknown policy {policy!r}")
 
 
-@simulation_builder("censored_synthetic")
+@simulation_builder("censored_synthetic", params=SYNTHETIC_PARAMS, algorithm=ALGORITHM_PARAMS)
 def build_synthetic(experiment, algorithm: str) -> CensoredSimulation:
     params = experiment.params
     taus = grid_from(params)
-    lam = ce.penalty_values(taus, params.get("penalty", "piecewise"))
+    lam = ce.penalty_values(taus, params["penalty"])
     policy, pparams = policy_from(experiment.algorithms[algorithm])
-    return CensoredSimulation(synthetic_arms(params), taus, lam, float(params.get("cost_slope", 0.1)), policy, pparams)
+    return CensoredSimulation(synthetic_arms(params), taus, lam, float(params["cost_slope"]), policy, pparams)
 
 
 # --- AmesHousing -----------------------------------------------------------------------------
@@ -75,19 +114,19 @@ def ames_setting(experiment) -> tuple[ce.CensoredArms, np.ndarray, np.ndarray, p
     params = experiment.params
     path = Path(experiment.repo_root) / experiment.requires[0]
     table = pd.read_csv(path)
-    rewards, times, arm_list = forest.arm_tables(table, params.get("normaliser", "range"))
+    rewards, times, arm_list = forest.arm_tables(table, params["normaliser"])
     first_run = times[:, 0]  # "if each possible configuration is run once": run k = 1
     q1, q3 = np.percentile(first_run, [25, 75])  # numpy default = R type 7
     taus = ce.resource_grid(float(q3), int(params["grid_size"]), "linspace", tau_min=float(q1))
-    lam = ce.penalty_values(taus, "linear", high_slope=float(params.get("penalty_slope", 10.0)))
+    lam = ce.penalty_values(taus, "linear", high_slope=float(params["penalty_slope"]))
     return ce.table_arms(rewards, times), taus, lam, arm_list
 
 
-@simulation_builder("censored_ames")
+@simulation_builder("censored_ames", params=AMES_PARAMS, algorithm=ALGORITHM_PARAMS)
 def build_ames(experiment, algorithm: str) -> CensoredSimulation:
     arms, taus, lam, _ = ames_setting(experiment)
     expected = 2 * arms.n_arms * taus.size
     if experiment.horizon != expected:
         raise ValueError(f"{experiment.id}: horizon {experiment.horizon} != T = 2 n m = {expected} (Sec. 5.2)")
     policy, pparams = policy_from(experiment.algorithms[algorithm])
-    return CensoredSimulation(arms, taus, lam, float(experiment.params.get("cost_slope", 1.0)), policy, pparams)
+    return CensoredSimulation(arms, taus, lam, float(experiment.params["cost_slope"]), policy, pparams)

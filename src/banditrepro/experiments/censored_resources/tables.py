@@ -53,12 +53,12 @@ def censored_ground_truth(ctx, experiments, truncations):
     for exp_id in experiments:
         exp = ctx.spec.experiments[exp_id]
         taus = grid_from(exp.params)
-        lam = ce.penalty_values(taus, exp.params.get("penalty", "piecewise"))
+        lam = ce.penalty_values(taus, exp.params["penalty"])
         for trunc in truncations:
             if exp.params["instance"] == "indep" and trunc != truncations[0]:
                 continue  # Beta/Exp arms are not truncated
             params = dict(exp.params, truncation=trunc)
-            truth = ce.ground_truth(synthetic_arms(params), taus, lam, float(exp.params.get("cost_slope", 0.1)))
+            truth = ce.ground_truth(synthetic_arms(params), taus, lam, float(exp.params["cost_slope"]))
             out.append({"experiment": exp_id, "truncation": trunc if exp.params["instance"] != "indep" else "(independent)",
                         "grid size": len(taus), "i*": truth.best_arm + 1,
                         "tau*": f"{taus[truth.best_grid_index]:.4f}", "nu*": f"{truth.nu_star:.4f}",

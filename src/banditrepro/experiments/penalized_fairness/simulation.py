@@ -29,9 +29,58 @@ from ... import fairness_simulation as fs
 from ...algorithms import fairness as fair
 from ...engine import SimulationOutput
 from ...environments.movielens import movielens_arms
-from ...registry import simulation_builder
+from ...registry import OMITTED, Param, complete, simulation_builder
 
 ETA_UNITS = 1000  # summary t = round(ETA_UNITS * eta) for eta sweeps
+
+# --- declared parameters -----------------------------------------------------------------------
+
+DISTRIBUTIONS = ("gaussian", "bernoulli", "beta", "empirical")
+TAU = Param((float, list, dict), items=Param(float), fields={"total": Param(float)},
+            doc="per-arm tau: a number, a list per arm, or {total: tau} meaning tau_k = tau / K")
+CASE_FIELDS = {
+    "id": Param(str, default="", doc="suffix of the case's metrics"),
+    "tau": TAU,
+    "distribution": Param(str, default="gaussian", choices=DISTRIBUTIONS),
+}
+INSTANCE_PARAMS = {  # exactly one of means / random_uniform / movielens (see Instances)
+    "means": Param(list, default=OMITTED, items=Param(float), doc="fixed arm means"),
+    "random_uniform": Param(int, default=OMITTED, doc="K arms with U(0, 1) means drawn per replication"),
+    "movielens": Param(dict, default=OMITTED, fields={"histograms": Param(str), "m0": Param(int)},
+                       doc="MovieLens popular movies: {histograms: processed table, m0: rating threshold}"),
+    "noise_sd": Param((float, str), default="1/K", doc="Gaussian reward sd; '1/K' = 1 / number of arms"),
+}
+CASES_PARAMS = {  # read by cases_from
+    "cases": Param(list, default=None, items=Param(dict, fields=CASE_FIELDS),
+                   doc="(tau, law) combinations sharing each replication's instance; default: one unnamed case"),
+    "tau": Param(TAU.types, default=OMITTED, items=TAU.items, fields=TAU.fields, doc="tau of the single case"),
+    "distribution": Param(str, default="gaussian", choices=DISTRIBUTIONS, doc="law of the single case"),
+}
+SWEEP_PARAMS = {**INSTANCE_PARAMS, **CASES_PARAMS}
+HORIZON_SWEEP_PARAMS = {
+    **SWEEP_PARAMS,
+    "regret_penalty": Param((float, str), doc="A_k of the penalized regret: a number or a tuning rule"),
+}
+ETA_SWEEP_PARAMS = {
+    **SWEEP_PARAMS,
+    "etas": Param((list, dict), items=Param(float),
+                  fields={"range": Param(list, items=Param(float)), "extra": Param(list, default=[], items=Param(float))},
+                  doc="[eta, ...] or {range: [start, stop, step], extra: [...]}"),
+}
+FIXED_INSTANCE_PARAMS = {
+    "means": Param(list, items=Param(float)),
+    "tau": TAU,
+    "noise_sd": Param((float, str), default="1/K", doc="Gaussian reward sd; '1/K' = 1 / number of arms"),
+    "distribution": Param(str, default="gaussian", choices=("gaussian", "bernoulli", "beta")),
+}
+TUNING = (float, str)  # a number, or the name of a tuning rule (see _tuning)
+ALGORITHM_PARAMS = {
+    "policy": Param(str, choices=("ht_ucb", "lfg", "flearn")),
+    "penalty": Param(TUNING, default=None, doc="HT-UCB penalty"),
+    "alpha": Param(TUNING, default=None, doc="Flearn alpha"),
+    "eta0": Param(TUNING, default=None, doc="LFG eta0"),
+    "rcap": Param(float, default=1.0, doc="LFG reward cap"),
+}
 
 
 # --- configuration helpers ---------------------------------------------------------------------
@@ -40,10 +89,11 @@ ETA_UNITS = 1000  # summary t = round(ETA_UNITS * eta) for eta sweeps
 def eta_grid(spec) -> np.ndarray:
     """``[0.1, 0.5, ...]`` or ``{range: [start, stop, step], extra: [...]}`` (stop included)."""
     if isinstance(spec, dict):
+        spec = ETA_SWEEP_PARAMS["etas"].check(spec, "params/etas")
         start, stop, step = (float(x) for x in spec["range"])
         n = int(round((stop - start) / step)) + 1
         grid = np.round(start + step * np.arange(n), 6)
-        grid = np.concatenate([grid, np.asarray(spec.get("extra", []), dtype=np.float64)])
+        grid = np.concatenate([grid, np.asarray(spec["extra"], dtype=np.float64)])
     else:
         grid = np.asarray(spec, dtype=np.float64)
     grid = np.unique(grid)
@@ -76,8 +126,15 @@ class Case:
 
 
 def cases_from(params: dict, n_arms: int) -> list[Case]:
-    raw = params.get("cases") or [{"id": "", "tau": params["tau"], "distribution": params.get("distribution", "gaussian")}]
-    cases = [Case(str(c.get("id", "")), fairness_vector(c["tau"], n_arms), c.get("distribution", "gaussian")) for c in raw]
+    """The experiment's ``cases``, or its single unnamed case (``tau``, ``distribution``)."""
+    own = complete({k: v for k, v in params.items() if k in CASES_PARAMS}, CASES_PARAMS, "params")
+    if own["cases"]:
+        raw = own["cases"]
+    elif "tau" in own:
+        raw = [complete({"tau": own["tau"], "distribution": own["distribution"]}, CASE_FIELDS, "params")]
+    else:
+        raise ValueError("experiment params need 'cases' or 'tau'")
+    cases = [Case(str(c["id"]), fairness_vector(c["tau"], n_arms), c["distribution"]) for c in raw]
     if len({c.id for c in cases}) != len(cases):
         raise ValueError("case ids must be distinct")
     for c in cases:
@@ -91,6 +148,7 @@ class Instances:
     MovieLens popular movies (``movielens``: {m0, histograms})."""
 
     def __init__(self, params: dict, repo_root: Path):
+        params = complete({k: v for k, v in params.items() if k in INSTANCE_PARAMS}, INSTANCE_PARAMS, "params")
         self.kind = "fixed"
         self.movies = None
         if "means" in params:
@@ -107,7 +165,7 @@ class Instances:
             self.n_arms = self.movies.n_arms
         else:
             raise ValueError("experiment params need 'means', 'random_uniform' or 'movielens'")
-        self.noise_sd = params.get("noise_sd", "1/K")
+        self.noise_sd = params["noise_sd"]
 
     def sd(self) -> float:
         if self.noise_sd == "1/K":  # spec: N(mu_k, 1/K^2) has variance 1/K^2
@@ -146,6 +204,7 @@ def _tuning(value, *, eta: float, horizon: int, tau: np.ndarray, means: np.ndarr
 
 
 def policy_params(algo: dict, *, eta: float, horizon: int, tau: np.ndarray, means: np.ndarray) -> np.ndarray:
+    algo = complete(algo, ALGORITHM_PARAMS)
     policy = algo["policy"]
     kw = dict(eta=eta, horizon=horizon, tau=tau, means=means)
     if policy == "ht_ucb":
@@ -153,12 +212,13 @@ def policy_params(algo: dict, *, eta: float, horizon: int, tau: np.ndarray, mean
     if policy == "flearn":
         return fair.flearn_params(tau, _tuning(algo["alpha"], **kw))
     if policy == "lfg":
-        return fair.lfg_params(tau, _tuning(algo["eta0"], **kw), float(algo.get("rcap", 1.0)))
+        return fair.lfg_params(tau, _tuning(algo["eta0"], **kw), float(algo["rcap"]))
     raise ValueError(f"unknown policy {policy!r} (known: ht_ucb, lfg, flearn)")
 
 
 def _depends_on_eta(algo: dict) -> bool:
-    return any(isinstance(algo.get(k), str) and "eta" in algo[k] for k in ("penalty", "alpha", "eta0"))
+    algo = complete(algo, ALGORITHM_PARAMS)
+    return any(isinstance(algo[k], str) and "eta" in algo[k] for k in ("penalty", "alpha", "eta0"))
 
 
 # --- the sweep simulation ---------------------------------------------------------------------
@@ -231,7 +291,7 @@ class FairnessSweep:
         return SimulationOutput(checkpoints=x_axis, curves=curves, finals=finals, pulls=None)
 
 
-@simulation_builder("fairness_horizon_sweep")
+@simulation_builder("fairness_horizon_sweep", params=HORIZON_SWEEP_PARAMS, algorithm=ALGORITHM_PARAMS)
 def build_horizon_sweep(experiment, algorithm: str) -> FairnessSweep:
     """Setting 1: every T of ``params.horizons`` is a separate run (LFG's eta0 = sqrt(T) depends on T)."""
     params = experiment.params
@@ -241,7 +301,7 @@ def build_horizon_sweep(experiment, algorithm: str) -> FairnessSweep:
                          "horizon", horizons, int(horizons[-1]), penalty_for_regret=params["regret_penalty"])
 
 
-@simulation_builder("fairness_eta_sweep")
+@simulation_builder("fairness_eta_sweep", params=ETA_SWEEP_PARAMS, algorithm=ALGORITHM_PARAMS)
 def build_eta_sweep(experiment, algorithm: str) -> FairnessSweep:
     """Settings 2, 3 and 5: one run per eta of ``params.etas`` at horizon T."""
     params = experiment.params
@@ -271,15 +331,15 @@ class FixedInstanceRun:
         return SimulationOutput(checkpoints=checkpoints, curves={"pseudo_regret": pulls @ self.gaps}, pulls=pulls)
 
 
-@simulation_builder("fairness_fixed_instance")
+@simulation_builder("fairness_fixed_instance", params=FIXED_INSTANCE_PARAMS, algorithm=ALGORITHM_PARAMS)
 def build_fixed_instance(experiment, algorithm: str) -> FixedInstanceRun:
     """Setting 4: HT-UCB on fixed Gaussian arms; pull counts at the checkpoints (last = T)."""
-    params = experiment.params
+    params = complete(experiment.params, FIXED_INSTANCE_PARAMS, "params")
     means = np.asarray(params["means"], dtype=np.float64)
     k = means.size
     tau = fairness_vector(params["tau"], k)
     algo = experiment.algorithms[algorithm]
     pol = policy_params(algo, eta=float("nan"), horizon=experiment.horizon, tau=tau, means=means)
-    sd = 1.0 / k if params.get("noise_sd", "1/K") == "1/K" else float(params["noise_sd"])
-    env_kind, env_params = fs.reward_params(params.get("distribution", "gaussian"), means[None, :], sd)
+    sd = 1.0 / k if params["noise_sd"] == "1/K" else float(params["noise_sd"])
+    env_kind, env_params = fs.reward_params(params["distribution"], means[None, :], sd)
     return FixedInstanceRun(algo["policy"], pol, env_kind, env_params, means.max() - means)

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ...registry import Param, complete
+
 # variant -> (index rule, uses an eligible set, robust (standardised rewards))
 VARIANTS = {
     "A1": ("ucl", False, False),
@@ -19,6 +21,13 @@ VARIANTS = {
     "A8": ("delta3", True, True),
 }
 
+# The experiment's ``params:`` (declared for the gaussian_ucl builder)
+INSTANCE_PARAMS = {
+    "means": Param(list, items=Param(float), doc="arm means m_i"),
+    "sigma": Param((list, float), items=Param(float), doc="reward standard deviations sigma_i (one number: all arms)"),
+    "happiness_threshold": Param(float, default=0.0, doc="M of eq (17)"),
+}
+
 
 @dataclass(frozen=True)
 class GaussianInstance:
@@ -28,9 +37,10 @@ class GaussianInstance:
 
     @classmethod
     def from_params(cls, params: dict) -> "GaussianInstance":
+        params = complete(params, INSTANCE_PARAMS, "params")
         means = np.asarray(params["means"], dtype=np.float64)
         sigma = np.broadcast_to(np.asarray(params["sigma"], dtype=np.float64), means.shape).copy()
-        return cls(means, sigma, float(params.get("happiness_threshold", 0.0)))
+        return cls(means, sigma, float(params["happiness_threshold"]))
 
     @property
     def x(self) -> np.ndarray:
