@@ -11,9 +11,9 @@ from banditrepro.experiments.spec import ConfigError, discover_papers, load_pape
 from banditrepro.registry import (
     BUILDER_PARAMETERS,
     OMITTED,
+    SIMULATION_BUILDERS,
     BuilderParameters,
     Param,
-    SIMULATION_BUILDERS,
     ParameterError,
     closest_name,
     complete,

@@ -14,7 +14,9 @@ in the declaration, never in ``.get(key, default)`` calls scattered through buil
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -144,6 +146,11 @@ def _copy_default(value):
 LABEL = Param(str, default=OMITTED, doc="legend label (default: the algorithm id)")
 
 
+def complete_entry(values: Mapping | None, declared: Mapping[str, Param], where: str = "") -> dict:
+    """:func:`complete` for an algorithm entry: ``label`` is allowed besides the ``declared`` keys."""
+    return complete(values, {"label": LABEL, **declared}, where)
+
+
 @dataclass(frozen=True)
 class BuilderParameters:
     """What a simulation builder reads: its experiment's ``params:`` and each ``algorithms:`` entry."""
@@ -190,10 +197,20 @@ def simulation_builder(name: str, *, params: Mapping[str, Param], algorithm: Map
     declaration = BuilderParameters(params, algorithm)
 
     def decorate(fn: Callable) -> Callable:
-        _register(SIMULATION_BUILDERS, "simulation builder", name)(fn)
+        @functools.wraps(fn)
+        def build(experiment, algorithm: str):
+            # load_paper has completed both already; an ExperimentSpec made by hand (tests) is completed here
+            where = f"experiments/{experiment.id}"
+            entry = declaration.complete_algorithm(experiment.algorithms[algorithm], f"{where}/algorithms/{algorithm}")
+            experiment = dataclasses.replace(
+                experiment, params=declaration.complete_params(experiment.params, f"{where}/params"),
+                algorithms={**experiment.algorithms, algorithm: entry})
+            return fn(experiment, algorithm)
+
+        build.parameters = declaration
+        _register(SIMULATION_BUILDERS, "simulation builder", name)(build)
         BUILDER_PARAMETERS[name] = declaration
-        fn.parameters = declaration
-        return fn
+        return build
 
     return decorate
 

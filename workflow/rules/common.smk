@@ -2,7 +2,9 @@
 import sys
 from functools import cache
 
-from banditrepro.experiments.spec import load_paper, paper_config_path, shard_name
+from snakemake.exceptions import WorkflowError
+
+from banditrepro.experiments.spec import ConfigError, load_paper, select_papers, shard_name
 
 
 wildcard_constraints:
@@ -15,14 +17,11 @@ wildcard_constraints:
 
 @cache
 def available_papers():
-    """Configured papers that have a config file; the others are announced and skipped."""
-    papers = []
-    for paper in config["papers"]:
-        if paper_config_path(REPO_ROOT, paper).exists():
-            papers.append(paper)
-        else:
-            print(f"banditrepro: paper {paper} has no config/papers/{paper}.yaml yet; skipped.", file=sys.stderr)
-    return papers
+    """The papers: config/papers/*.yaml (sorted), or the optional config `papers:` selection, checked against them."""
+    try:
+        return select_papers(REPO_ROOT, config.get("papers"))
+    except ConfigError as err:
+        raise WorkflowError(str(err)) from None
 
 
 def paper_rule_files():

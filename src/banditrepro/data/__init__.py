@@ -8,6 +8,9 @@ Public API (used by the workflow's paper rules and the report):
 - :func:`processed_outputs` – processed files (relative to the repo root) a consumer rule lists as inputs.
 - CLI: ``python -m banditrepro.data {fetch,preprocess,standin,status} ...`` (see ``__main__``).
 
+Datasets, their processed files and preprocessing functions are declared once, in ``manifest.yaml``
+(``DATASET_NAMES``, ``KAGGLE_DATASETS`` and ``PROCESSED_FILES`` are read from it).
+
 Processed outputs per dataset (documented in full in each module's docstring and in docs/data.md):
 
 =============  ==========================================================================================
@@ -31,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import kaggle_client
-from .manifest import DATASET_NAMES, KAGGLE_DATASETS, dataset_spec
+from .manifest import DATASET_NAMES, KAGGLE_DATASETS, PROCESSED_FILES, dataset_spec
 from .paths import (
     processed_dir,
     raw_dir,
@@ -51,15 +54,6 @@ __all__ = [
     "processed_root",
     "resolve_mirror",
 ]
-
-PROCESSED_FILES: dict[str, tuple[str, ...]] = {
-    "movielens_1m": ("movie_rating_histograms.csv",),
-    "ameshousing": ("ames_model_table.csv", "ames_model_table.columns.csv"),
-    "outbrain": tuple(f"{stem}_top{k}.{ext}" for k in (5, 10, 20) for stem, ext in
-                      (("rewards", "npy"), ("arms", "csv"))),
-    "coupon": ("rewards_weekday.npy", "rewards_weekday_ge1.npy", "rewards_weekday_eq1.npy", "arms_weekday.csv"),
-}
-
 
 @dataclass(frozen=True)
 class DatasetStatus:

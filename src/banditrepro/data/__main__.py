@@ -17,22 +17,14 @@ from pathlib import Path
 
 import yaml
 
-from . import DATASET_NAMES, dataset_status
+from . import DATASET_NAMES, KAGGLE_DATASETS, dataset_status
 from .integrity import DataError
+from .manifest import dataset_spec
 
 
 def preprocessor(name: str):
-    if name == "movielens_1m":
-        from .movielens import preprocess
-    elif name == "ameshousing":
-        from .ameshousing import preprocess
-    elif name == "outbrain":
-        from .outbrain import preprocess
-    elif name == "coupon":
-        from .coupon import preprocess
-    else:
-        raise KeyError(name)
-    return preprocess
+    """The preprocessing function the manifest names for ``name``."""
+    return dataset_spec(name).preprocessor()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     prep.add_argument("--horizon", type=int, default=None, help="rows T of reward matrices (default 10^6)")
 
     standin = sub.add_parser("standin", help="generate synthetic raw files with the real schema")
-    standin.add_argument("name", choices=("outbrain", "coupon"))
+    standin.add_argument("name", choices=KAGGLE_DATASETS)
     standin.add_argument("--out-dir", type=Path, required=True)
     standin.add_argument("--seed", type=int, default=20171128)
     standin.add_argument("--size", choices=("small", "full"), default="full")
@@ -72,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
             mirror = Path(args.mirror) if args.mirror else None
             fetch_dataset(args.name, args.raw_dir, mirror, allow_network=not args.offline)
         elif args.command == "preprocess":
-            kwargs = {"horizon": args.horizon} if args.horizon and args.name in ("outbrain", "coupon") else {}
+            takes_horizon = "horizon" in dataset_spec(args.name).preprocess_options
+            kwargs = {"horizon": args.horizon} if args.horizon and takes_horizon else {}
             outputs = preprocessor(args.name)(args.record, args.out_dir, **kwargs)
             for path in outputs:
                 print(path)

@@ -1,17 +1,21 @@
-"""Typed view of ``manifest.yaml`` (the list of raw files, their sources and their checksums)."""
+"""Typed view of ``manifest.yaml``: the one declaration of every dataset (raw files, sources, checksums,
+preprocessing function and processed files, stand-in generator).
+
+Adding a dataset is one entry there plus its preprocessing module in this package; the names below, the
+workflow's data rules and the paper configs' ``data:`` checks are all derived from the manifest.
+"""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
 MANIFEST_PATH = Path(__file__).with_name("manifest.yaml")
-
-DATASET_NAMES = ("movielens_1m", "ameshousing", "outbrain", "coupon")
-KAGGLE_DATASETS = ("outbrain", "coupon")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,22 @@ class DatasetSpec:
     kaggle: str | None = None
     license: str | None = None
     extra: dict = field(default_factory=dict)
+    preprocess: str | None = None  # "module:function" of banditrepro.data
+    preprocess_options: tuple[str, ...] = ()
+    processed: tuple[str, ...] = ()
+    standin: str | None = None  # "module:function" of banditrepro.data
+
+    def preprocessor(self) -> Callable:
+        """``fn(record, out_dir, **options) -> list[Path]`` named by the manifest's ``preprocess``."""
+        if not self.preprocess:
+            raise KeyError(f"{self.name}: the manifest names no 'preprocess' function")
+        return _function(self.preprocess)
+
+    def standin_generator(self) -> Callable:
+        """``fn(folder, seed, size) -> list[Path]`` named by the manifest's ``standin``."""
+        if not self.standin:
+            raise KeyError(f"{self.name}: the manifest names no 'standin' generator")
+        return _function(self.standin)
 
     def file(self, name: str) -> FileSpec:
         for spec in self.files:
@@ -70,11 +90,25 @@ def _file_spec(entry: dict) -> FileSpec:
     return FileSpec(**entry)
 
 
+def _function(ref: str) -> Callable:
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+
+
+DATASET_KEYS = {"title", "mirror_dir", "files", "url", "kaggle", "license", "preprocess", "preprocess_options",
+                "processed", "standin"}
+
+
 @lru_cache(maxsize=4)
 def load_manifest(path: Path = MANIFEST_PATH) -> dict[str, DatasetSpec]:
     raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     datasets: dict[str, DatasetSpec] = {}
     for name, entry in raw["datasets"].items():
+        unknown = set(entry) - DATASET_KEYS
+        if unknown:
+            raise ValueError(f"{path}: dataset {name}: unknown keys {sorted(unknown)} (known: {sorted(DATASET_KEYS)})")
+        if entry.get("kaggle") and not entry.get("standin"):
+            raise ValueError(f"{path}: dataset {name}: a Kaggle dataset needs a 'standin' generator")
         url = UrlSource(**entry["url"]) if entry.get("url") else None
         datasets[name] = DatasetSpec(
             name=name,
@@ -84,11 +118,18 @@ def load_manifest(path: Path = MANIFEST_PATH) -> dict[str, DatasetSpec]:
             url=url,
             kaggle=entry.get("kaggle"),
             license=entry.get("license"),
+            preprocess=entry.get("preprocess"),
+            preprocess_options=tuple(entry.get("preprocess_options") or ()),
+            processed=tuple(entry.get("processed") or ()),
+            standin=entry.get("standin"),
         )
-    unknown = set(datasets) - set(DATASET_NAMES)
-    if unknown or set(DATASET_NAMES) - set(datasets):
-        raise ValueError(f"manifest datasets {sorted(datasets)} differ from {DATASET_NAMES}")
     return datasets
+
+
+# Derived from the manifest (in its order): every dataset, and those served by Kaggle (which have stand-ins).
+DATASET_NAMES: tuple[str, ...] = tuple(load_manifest())
+KAGGLE_DATASETS: tuple[str, ...] = tuple(name for name, spec in load_manifest().items() if spec.kaggle)
+PROCESSED_FILES: dict[str, tuple[str, ...]] = {name: spec.processed for name, spec in load_manifest().items()}
 
 
 def dataset_spec(name: str) -> DatasetSpec:

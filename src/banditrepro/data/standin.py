@@ -216,7 +216,9 @@ def generate_coupon(folder: Path, seed: int, size: str = "small") -> list[Path]:
 def write_standin(name: str, out_dir: Path, seed: int = 20171128, size: str = "small") -> Path:
     """Generate stand-in raw files for ``name`` under ``out_dir/name`` and return its fetch record path."""
     folder = Path(out_dir) / name
-    generator = {"outbrain": generate_outbrain, "coupon": generate_coupon}[name]
+    from .manifest import dataset_spec  # the manifest names each dataset's generator
+
+    generator = dataset_spec(name).standin_generator()
     files = generator(folder, seed, size)
     record = {
         "dataset": name, "standin": True, "label": "STAND-IN DATA",

@@ -10,7 +10,7 @@ import pandas as pd
 from ...algorithms import censored_baselines as cb
 from ...algorithms import rcucb
 from ...environments import censored as ce
-from ...registry import OMITTED, Param, complete, simulation_builder
+from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
 from . import forest
 from .simulation import CensoredSimulation
 
@@ -39,7 +39,8 @@ FOREST_FIELDS = {  # the surrogate-table grid (forest.py, workflow/rules/papers/
 }
 AMES_PARAMS = {
     "grid_size": Param(int, doc="m of the limit grid linspace(Q1, Q3, m)"),
-    "normaliser": Param(str, default="range", choices=("range", "sd", "mean"), doc="reward normalisation of the surrogate table (forest.arm_tables)"),
+    "normaliser": Param(str, default="range", choices=("range", "sd", "mean"),
+                        doc="reward normalisation of the surrogate table (forest.arm_tables)"),
     "penalty_slope": Param(float, default=10.0, doc="lambda(tau) = slope * tau"),
     "cost_slope": Param(float, default=1.0),
     "forest": Param(dict, fields=FOREST_FIELDS, doc="random-forest configuration grid"),
@@ -86,7 +87,7 @@ def grid_from(params: dict) -> np.ndarray:
 
 
 def policy_from(algo: dict) -> tuple[str, np.ndarray]:
-    algo = complete(algo, ALGORITHM_PARAMS)
+    algo = complete_entry(algo, ALGORITHM_PARAMS)
     policy = algo["policy"]
     if policy == "rcucb":
         return policy, rcucb.rcucb_params(float(algo["alpha"]), bool(algo["unit_bonus"]), bool(algo["observable"]))

@@ -11,7 +11,7 @@ import numpy as np
 from ...algorithms import ars, clw, odaaf
 from ...engine import SimulationOutput
 from ...environments import composite as ce
-from ...registry import OMITTED, Param, complete, simulation_builder
+from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
 
 ROUND_FUNCTIONS = {  # name -> (kind, scale, power): the paper's examples c k^β and 2^(k+c)
     "k": (ars.ROUND_POWER, 1, 1),
@@ -80,7 +80,7 @@ class CompositeStochasticSimulation:
                self.means, gaps, int(self.horizon))
         cps = np.asarray(checkpoints, dtype=np.int64)
         keys = np.asarray(noise_keys, dtype=np.uint64)
-        algo = complete(self.algo, STOCHASTIC_ALGORITHM_PARAMS)
+        algo = complete_entry(self.algo, STOCHASTIC_ALGORITHM_PARAMS)
         policy = algo["policy"]
         if policy == "ars_ucb":
             kind, scale, power = ROUND_FUNCTIONS[algo["f"]]
@@ -161,7 +161,7 @@ class CompositeAdversarialSimulation:
         nk = np.asarray(noise_keys, dtype=np.uint64)
         pk = np.asarray(policy_keys, dtype=np.uint64)
         dl = complete(self.delays, DELAY_FIELDS, "params/delays")
-        algo = complete(self.algo, ADVERSARIAL_ALGORITHM_PARAMS)
+        algo = complete_entry(self.algo, ADVERSARIAL_ALGORITHM_PARAMS)
         mode = ce.DELAY_NON_OBLIVIOUS if dl["mode"] == "non_oblivious" else ce.DELAY_OBLIVIOUS
         d = int(dl["d"])
         low, high = int(dl["low"]), int(d if dl["high"] is None else dl["high"])
@@ -188,7 +188,7 @@ class CompositeAdversarialSimulation:
 
     def d_hat(self, d: int) -> int:
         """CLW's delay estimate: d·factor rounded as the config says (floor for 0.9, ceil for 1.1)."""
-        factor = float(complete(self.algo, ADVERSARIAL_ALGORITHM_PARAMS)["d_factor"])
+        factor = float(complete_entry(self.algo, ADVERSARIAL_ALGORITHM_PARAMS)["d_factor"])
         value = d * factor
         return max(1, int(math.floor(value + 1e-9)) if factor <= 1.0 else int(math.ceil(value - 1e-9)))
 

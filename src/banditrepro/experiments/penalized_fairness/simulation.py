@@ -29,7 +29,7 @@ from ... import fairness_simulation as fs
 from ...algorithms import fairness as fair
 from ...engine import SimulationOutput
 from ...environments.movielens import movielens_arms
-from ...registry import OMITTED, Param, complete, simulation_builder
+from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
 
 ETA_UNITS = 1000  # summary t = round(ETA_UNITS * eta) for eta sweeps
 
@@ -64,7 +64,8 @@ HORIZON_SWEEP_PARAMS = {
 ETA_SWEEP_PARAMS = {
     **SWEEP_PARAMS,
     "etas": Param((list, dict), items=Param(float),
-                  fields={"range": Param(list, items=Param(float)), "extra": Param(list, default=[], items=Param(float))},
+                  fields={"range": Param(list, items=Param(float)),
+                          "extra": Param(list, default=[], items=Param(float))},
                   doc="[eta, ...] or {range: [start, stop, step], extra: [...]}"),
 }
 FIXED_INSTANCE_PARAMS = {
@@ -204,7 +205,7 @@ def _tuning(value, *, eta: float, horizon: int, tau: np.ndarray, means: np.ndarr
 
 
 def policy_params(algo: dict, *, eta: float, horizon: int, tau: np.ndarray, means: np.ndarray) -> np.ndarray:
-    algo = complete(algo, ALGORITHM_PARAMS)
+    algo = complete_entry(algo, ALGORITHM_PARAMS)
     policy = algo["policy"]
     kw = dict(eta=eta, horizon=horizon, tau=tau, means=means)
     if policy == "ht_ucb":
@@ -217,7 +218,7 @@ def policy_params(algo: dict, *, eta: float, horizon: int, tau: np.ndarray, mean
 
 
 def _depends_on_eta(algo: dict) -> bool:
-    algo = complete(algo, ALGORITHM_PARAMS)
+    algo = complete_entry(algo, ALGORITHM_PARAMS)
     return any(isinstance(algo[k], str) and "eta" in algo[k] for k in ("penalty", "alpha", "eta0"))
 
 

@@ -7,7 +7,7 @@ from dataclasses import fields
 
 from ...algorithms.select import ORACLES, SelectVariant
 from ...environments.continuous import make_environment
-from ...registry import OMITTED, Param, complete, simulation_builder
+from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
 from .simulations import Convex1DSimulation, IndexPolicySimulation, SelectSimulation
 
 VARIANT_KEYS = ("skip_step1", "skip_step2", "skip_step3", "radius_coef", "reuse_step1", "gamma_scale", "warm_start")
@@ -21,7 +21,8 @@ ENVIRONMENT_FIELDS = {
     "sigma": Param(float, default=OMITTED, doc="reward noise sd"),
     "top": Param(float, default=OMITTED, doc="concave_quadratic"),
     "curvature": Param(float, default=OMITTED, doc="concave_quadratic"),
-    "centre": Param((float, list), default=OMITTED, items=Param(float), doc="concave_quadratic (x), capped_gaussian_bump (x, y)"),
+    "centre": Param((float, list), default=OMITTED, items=Param(float),
+                    doc="concave_quadratic (x), capped_gaussian_bump (x, y)"),
     "cap": Param(float, default=OMITTED, doc="capped_gaussian_bump"),
     "amplitude": Param(float, default=OMITTED, doc="capped_gaussian_bump"),
     "rate": Param(float, default=OMITTED, doc="capped_gaussian_bump"),
@@ -42,7 +43,7 @@ ALGORITHM_PARAMS = {
 def build_simulation(params: dict, algo: dict):
     """``params``: {environment: {kind, ...}, level: S}; ``algo``: {algorithm, oracle?, variant keys...}."""
     params = complete(params, PARAMS, "params")
-    algo = complete(algo, ALGORITHM_PARAMS)
+    algo = complete_entry(algo, ALGORITHM_PARAMS)
     env = make_environment(params["environment"])
     level = float(params["level"])
     kind = algo["algorithm"]

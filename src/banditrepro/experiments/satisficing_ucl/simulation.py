@@ -8,7 +8,7 @@ from scipy.special import ndtri
 from ...algorithms.ucl import CHOICE_RULES, ucl
 from ...engine import StepSimulation
 from ...environments import gaussian_arms
-from ...registry import Param, complete, simulation_builder
+from ...registry import Param, complete_entry, simulation_builder
 from .instance import INSTANCE_PARAMS, VARIANTS, GaussianInstance
 
 ALGORITHM_PARAMS = {
@@ -22,7 +22,7 @@ ALGORITHM_PARAMS = {
 
 def policy_for(instance: GaussianInstance, algo: dict):
     """(PolicyKernel, params) of one algorithm entry of the config."""
-    algo = complete(algo, ALGORITHM_PARAMS)
+    algo = complete_entry(algo, ALGORITHM_PARAMS)
     variant = algo["variant"]
     rule, eligible, robust = VARIANTS[variant]
     threshold = algo["threshold"]  # M for A2/A4, Pi for A6/A8
