@@ -12,6 +12,7 @@ from ...algorithms import ars, clw, odaaf
 from ...engine import SimulationOutput
 from ...environments import composite as ce
 from ...registry import simulation_builder
+from . import loops
 
 ROUND_FUNCTIONS = {  # name -> (kind, scale, power): the paper's examples c k^β and 2^(k+c)
     "k": (ars.ROUND_POWER, 1, 1),
@@ -58,12 +59,12 @@ class CompositeStochasticSimulation:
         policy = self.algo["policy"]
         if policy == "ars_ucb":
             kind, scale, power = ROUND_FUNCTIONS[self.algo.get("f", "k^2")]
-            regret, rounds, pulls = ars.ars_ucb_run(*env, float(self.algo.get("alpha", 4.0)), kind, scale, power,
+            regret, rounds, pulls = loops.ars_ucb_run(*env, float(self.algo.get("alpha", 4.0)), kind, scale, power,
                                                     keys, cps)
             finals = {"rounds": rounds}
         elif policy == "odaaf":
             variant = odaaf.VARIANTS[self.algo["variant"]]
-            regret, phases, pulls = odaaf.odaaf_run(*env, variant, float(self.algo["mean_delay"]),
+            regret, phases, pulls = loops.odaaf_run(*env, variant, float(self.algo["mean_delay"]),
                                                     float(self.algo.get("var_delay", 0.0)),
                                                     float(self.algo.get("bound", self.algo["mean_delay"])), keys, cps)
             finals = {"phases": phases}
@@ -121,7 +122,7 @@ class CompositeAdversarialSimulation:
         policy = self.algo["policy"]
         if policy == "ars_exp3":
             sizes, gamma = ars.ars_exp3_schedule(T, N, float(self.algo.get("beta", 0.5)))
-            reward, rounds = ars.ars_exp3_run(S, mode, d, low, high, best, sizes, gamma, nk, pk, cps)
+            reward, rounds = loops.ars_exp3_run(S, mode, d, low, high, best, sizes, gamma, nk, pk, cps)
         elif policy in ("clw", "ars_clw"):
             rule = clw.RULE_LOOKBACK if self.algo.get("rule", "lookahead") == "lookback" else clw.RULE_LOOKAHEAD
             if policy == "clw":
@@ -132,7 +133,7 @@ class CompositeAdversarialSimulation:
                 ends, guesses = ars.ars_clw_phases(T, int(self.algo.get("first_phase", 1024)),
                                                    lambda x: math.ceil(x ** power))
             gammas = np.array([clw.clw_gamma(int(g), N, int(e)) for g, e in zip(guesses, ends)])
-            reward, rounds = clw.clw_run(S, mode, d, low, high, best, ends, guesses, gammas, rule, nk, pk, cps)
+            reward, rounds = loops.clw_run(S, mode, d, low, high, best, ends, guesses, gammas, rule, nk, pk, cps)
         else:
             raise ValueError(f"unknown adversarial policy {policy!r}")
         comparator = ce.best_cumulative(S, cps)
