@@ -13,6 +13,18 @@ Two layers:
   do not fit the step loop (rounds, delays, censoring) provide their own compiled kernels behind
   the same interface.
 
+Where compiled code lives (tests/test_layering.py enforces the first point):
+
+* :mod:`banditrepro.algorithms` holds *decision kernels* -- index computations, select/update
+  steps, schedules, elimination rules -- and imports no environment (nor any paper package): a
+  policy must not know what it is played against.
+* :mod:`banditrepro.environments` holds reward and observation kernels, which know no policy.
+* The generic loop, (environment kernel x policy kernel) step by step, is this module's
+  :func:`make_runner` / :class:`StepSimulation`.
+* A loop that only one paper needs (rounds, delays, censoring, batches of rows, per-horizon
+  runs) lives in ``experiments/<paper>/`` beside that paper's builders, e.g.
+  ``experiments/composite_anonymous/loops.py``; it imports both the kernels and the environment.
+
 Kernel protocols (all arguments numba-typed arrays/scalars; ``t`` is the 1-based step):
 
 * environment: ``env_step(env_params, env_state, noise_key, t, arm, pull_index, obs)``

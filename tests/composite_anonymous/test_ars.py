@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from banditrepro.algorithms import ars
 from banditrepro.environments import composite as ce
+from banditrepro.experiments.composite_anonymous import loops
 
 IMMEDIATE = ce.bounded_interval(0, 1)  # whole total seen in the slot of the pull
 
@@ -16,7 +17,7 @@ IMMEDIATE = ce.bounded_interval(0, 1)  # whole total seen in the slot of the pul
 def run_ucb(shape, means, horizon, alpha, f, keys, checkpoints):
     kind, scale, power = {"k": (0, 1, 1), "k^2": (0, 1, 2), "2^k": (1, 0, 0)}[f]
     means = np.asarray(means, float)
-    return ars.ars_ucb_run(shape.kind, shape.cumulative, shape.exp_coef, shape.exp_rate, shape.delay_low,
+    return loops.ars_ucb_run(shape.kind, shape.cumulative, shape.exp_coef, shape.exp_rate, shape.delay_low,
                            shape.delay_high, shape.discount, means, means.max() - means, horizon, alpha, kind, scale,
                            power, np.asarray(keys, np.uint64), np.asarray(checkpoints, np.int64))
 
@@ -116,7 +117,7 @@ def test_ars_exp3_learns_the_best_arm_sublinearly():
     cps = np.array([50_000, 100_000, 200_000])
     sizes, gamma = ars.ars_exp3_schedule(len(S), 3)
     keys = np.arange(1, 9, dtype=np.uint64)
-    reward, rounds = ars.ars_exp3_run(S, ce.DELAY_NON_OBLIVIOUS, 10, 1, 10, 0, sizes, gamma, keys, keys + 100, cps)
+    reward, rounds = loops.ars_exp3_run(S, ce.DELAY_NON_OBLIVIOUS, 10, 1, 10, 0, sizes, gamma, keys, keys + 100, cps)
     regret = ce.best_cumulative(S, cps) - reward.mean(axis=0)
     per_slot = regret / cps
     assert per_slot[2] < per_slot[1] < per_slot[0]  # sub-linear
@@ -153,7 +154,7 @@ def test_ars_clw_runs_phases_and_learns():
     gammas = np.array([clw.clw_gamma(int(g), 3, int(e)) for g, e in zip(guesses, ends)])
     keys = np.arange(1, 7, dtype=np.uint64)
     cps = np.array([T // 4, T])
-    reward, blocks = clw.clw_run(S, ce.DELAY_OBLIVIOUS, 5, 1, 5, 0, ends, guesses, gammas, clw.RULE_LOOKAHEAD,
+    reward, blocks = loops.clw_run(S, ce.DELAY_OBLIVIOUS, 5, 1, 5, 0, ends, guesses, gammas, clw.RULE_LOOKAHEAD,
                                  keys, keys + 7, cps)
     regret = (ce.best_cumulative(S, cps) - reward.mean(axis=0)) / cps
     assert regret[1] < regret[0] < 0.55  # uniform play loses 0.55 per slot

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from banditrepro.algorithms import clw
 from banditrepro.environments import composite as ce
+from banditrepro.experiments.composite_anonymous import loops
 
 
 def test_exp3_hand_computed():
@@ -61,7 +62,7 @@ def test_clw_learns_under_oblivious_delays_and_window_reward():
     S[np.arange(T), cat] = 1
     cps = np.array([T // 4, T // 2, T])
     keys = np.arange(1, 9, dtype=np.uint64)
-    reward, blocks = clw.clw_run(S, ce.DELAY_OBLIVIOUS, 10, 5, 10, 0, np.array([T]), np.array([10]),
+    reward, blocks = loops.clw_run(S, ce.DELAY_OBLIVIOUS, 10, 5, 10, 0, np.array([T]), np.array([10]),
                                  np.array([clw.clw_gamma(10, 3, T)]), clw.RULE_LOOKAHEAD, keys, keys + 50, cps)
     regret = (ce.best_cumulative(S, cps) - reward.mean(axis=0)) / cps
     assert regret[2] < regret[0] and regret[2] < 0.15  # uniform play loses 0.55 per slot

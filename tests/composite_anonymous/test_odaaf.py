@@ -7,6 +7,7 @@ import pytest
 
 from banditrepro.algorithms import odaaf
 from banditrepro.environments import composite as ce
+from banditrepro.experiments.composite_anonymous import loops
 
 
 def n_eq3(delta, T, extra):
@@ -46,7 +47,7 @@ def test_eliminate():
 
 def run_odaaf(shape, means, T, variant, mean, var, bound, keys):
     means = np.asarray(means, float)
-    return odaaf.odaaf_run(shape.kind, shape.cumulative, shape.exp_coef, shape.exp_rate, shape.delay_low,
+    return loops.odaaf_run(shape.kind, shape.cumulative, shape.exp_coef, shape.exp_rate, shape.delay_low,
                            shape.delay_high, shape.discount, means, means.max() - means, T, variant, mean, var,
                            bound, np.asarray(keys, np.uint64), np.array([T], np.int64))
 

@@ -12,7 +12,7 @@ from banditrepro.algorithms import fairness as fair
 from banditrepro.algorithms.ucb import ucb1
 from banditrepro.engine import StepSimulation
 from banditrepro.environments.finite import gaussian_arms, threshold_gaps
-from banditrepro import fairness_simulation as fs
+from banditrepro.experiments.penalized_fairness import batch as fs
 
 
 def _state(counts, sums, queues=None):

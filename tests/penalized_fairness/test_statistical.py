@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from banditrepro import fairness_simulation as fs
 from banditrepro.algorithms import fairness as fair
+from banditrepro.experiments.penalized_fairness import batch as fs
 
 # gaps (0, .1, .4, .6) with A = .25: arm 1 critical, arms 2 and 3 non-critical (Delta - A = .15, .35)
 MEANS = np.array([0.9, 0.8, 0.5, 0.3])

@@ -26,9 +26,6 @@ import math
 import numpy as np
 from numba import njit
 
-from ..environments.composite import new_state, play_block, reset_state
-from .ars import record_block
-
 ODAAF = 0
 ODAAF_V = 1
 ODAAF_B = 2
@@ -67,86 +64,3 @@ def eliminate(sums, counts, active, delta):
         if active[i] and sums[i] / counts[i] + delta < best_mean:
             active[i] = False
     return best
-
-
-@njit(cache=True)
-def odaaf_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, gaps, horizon,
-              variant, mean_delay, var_delay, bound, noise_keys, checkpoints):
-    """ODAAF on the stochastic composite environment; (regret (R, C), phases (R,), pulls (R, N))."""
-    R = noise_keys.size
-    N = means.size
-    C = checkpoints.size
-    regret = np.zeros((R, C))
-    phases = np.zeros(R)
-    pulls_out = np.zeros((R, N))
-    x, prefix, arrivals, rec = new_state(kind, horizon, delay_high, exp_rate.size)  # reused across replications
-    for r in range(R):
-        key = noise_keys[r]
-        reset_state(arrivals, rec)
-        pulls = np.zeros(N, dtype=np.int64)
-        sums = np.zeros(N)
-        counts = np.zeros(N)
-        active = np.ones(N, dtype=np.bool_)
-        played = np.zeros(N)
-        t = 0
-        reg = 0.0
-        ci = 0
-        delta = 0.5
-        n_prev = 0
-        m = 1
-        while t < horizon:
-            n_active = 0
-            last = -1
-            for i in range(N):
-                if active[i]:
-                    n_active += 1
-                    last = i
-            final_arm = -1
-            if n_active == 1:
-                final_arm = last
-            elif horizon * delta * delta <= math.e:
-                final_arm = -2
-            if final_arm != -1:
-                if final_arm == -2:  # guard: commit to the empirically best active arm
-                    best_mean = -np.inf
-                    for i in range(N):
-                        if active[i] and sums[i] / counts[i] > best_mean:
-                            final_arm, best_mean = i, sums[i] / counts[i]
-                length = horizon - t
-                play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, key,
-                           x, prefix, arrivals, rec, pulls, t, final_arm, length)
-                ci = record_block(checkpoints, ci, t, length, reg, gaps[final_arm], regret[r])
-                reg += gaps[final_arm] * length
-                played[final_arm] += length
-                t = horizon
-                break
-            n_m = phase_length(variant, m, delta, horizon, mean_delay, var_delay, bound)
-            step = n_m - n_prev
-            for i in range(N):  # Step 1: each active arm, in index order
-                if not active[i] or t >= horizon:
-                    continue
-                length = min(step, horizon - t)
-                y = play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, key,
-                               x, prefix, arrivals, rec, pulls, t, i, length)
-                sums[i] += y
-                counts[i] += length
-                ci = record_block(checkpoints, ci, t, length, reg, gaps[i], regret[r])
-                reg += gaps[i] * length
-                played[i] += length
-                t += length
-            if t >= horizon:
-                break
-            best = eliminate(sums, counts, active, delta)  # Step 2
-            delta *= 0.5  # Step 3
-            length = min(step, horizon - t)  # Step 4: bridge on the best arm, observations discarded
-            play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, key,
-                       x, prefix, arrivals, rec, pulls, t, best, length)
-            ci = record_block(checkpoints, ci, t, length, reg, gaps[best], regret[r])
-            reg += gaps[best] * length
-            played[best] += length
-            t += length
-            n_prev = n_m
-            m += 1
-        phases[r] = m
-        pulls_out[r] = played
-    return regret, phases, pulls_out

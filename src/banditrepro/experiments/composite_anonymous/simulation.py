@@ -12,6 +12,7 @@ from ...algorithms import ars, clw, odaaf
 from ...engine import SimulationOutput
 from ...environments import composite as ce
 from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
+from . import loops
 
 ROUND_FUNCTIONS = {  # name -> (kind, scale, power): the paper's examples c k^β and 2^(k+c)
     "k": (ars.ROUND_POWER, 1, 1),
@@ -84,14 +85,14 @@ class CompositeStochasticSimulation:
         policy = algo["policy"]
         if policy == "ars_ucb":
             kind, scale, power = ROUND_FUNCTIONS[algo["f"]]
-            regret, rounds, pulls = ars.ars_ucb_run(*env, float(algo["alpha"]), kind, scale, power, keys, cps)
+            regret, rounds, pulls = loops.ars_ucb_run(*env, float(algo["alpha"]), kind, scale, power, keys, cps)
             finals = {"rounds": rounds}
         elif policy == "odaaf":
             if algo["variant"] is None or algo["mean_delay"] is None:
                 raise ValueError("ODAAF needs a 'variant' and a 'mean_delay'")
             variant = odaaf.VARIANTS[algo["variant"]]
             bound = algo["mean_delay"] if algo["bound"] is None else algo["bound"]
-            regret, phases, pulls = odaaf.odaaf_run(*env, variant, float(algo["mean_delay"]), float(algo["var_delay"]),
+            regret, phases, pulls = loops.odaaf_run(*env, variant, float(algo["mean_delay"]), float(algo["var_delay"]),
                                                     float(bound), keys, cps)
             finals = {"phases": phases}
         else:
@@ -169,7 +170,7 @@ class CompositeAdversarialSimulation:
         policy = algo["policy"]
         if policy == "ars_exp3":
             sizes, gamma = ars.ars_exp3_schedule(T, N, float(algo["beta"]))
-            reward, rounds = ars.ars_exp3_run(S, mode, d, low, high, best, sizes, gamma, nk, pk, cps)
+            reward, rounds = loops.ars_exp3_run(S, mode, d, low, high, best, sizes, gamma, nk, pk, cps)
         elif policy in ("clw", "ars_clw"):
             rule = clw.RULE_LOOKBACK if algo["rule"] == "lookback" else clw.RULE_LOOKAHEAD
             if policy == "clw":
@@ -179,7 +180,7 @@ class CompositeAdversarialSimulation:
                 power = float(algo["h_power"])
                 ends, guesses = ars.ars_clw_phases(T, int(algo["first_phase"]), lambda x: math.ceil(x ** power))
             gammas = np.array([clw.clw_gamma(int(g), N, int(e)) for g, e in zip(guesses, ends)])
-            reward, rounds = clw.clw_run(S, mode, d, low, high, best, ends, guesses, gammas, rule, nk, pk, cps)
+            reward, rounds = loops.clw_run(S, mode, d, low, high, best, ends, guesses, gammas, rule, nk, pk, cps)
         else:
             raise ValueError(f"unknown adversarial policy {policy!r}")
         comparator = ce.best_cumulative(S, cps)

@@ -1,6 +1,6 @@
 """Simulation builders for the penalized-fairness paper (spec ``penalized_fairness`` §3).
 
-Every experiment is a batch of rows run by :func:`banditrepro.fairness_simulation.run_batch`:
+Every experiment is a batch of rows run by :func:`banditrepro.experiments.penalized_fairness.batch.run_batch`:
 a row is one (replication, case, x-value), where the x-value is a horizon T (Setting 1) or a scale
 parameter eta (Settings 2, 3, 5), and a case is a (tau, reward law) combination that shares the
 replication's random instance mu^(r) (spec: common random instances across tau, T, law, eta and
@@ -25,11 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ... import fairness_simulation as fs
 from ...algorithms import fairness as fair
 from ...engine import SimulationOutput
 from ...environments.movielens import movielens_arms
 from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
+from . import batch as fs
 
 ETA_UNITS = 1000  # summary t = round(ETA_UNITS * eta) for eta sweeps
 

@@ -1,5 +1,9 @@
 """Compiled simulation loops and ``Simulation`` objects for satisficing_select.
 
+The loops (``run_index_policy``, ``run_convex_1d``, SELECT's ``run_select``) live here because only this
+paper needs them; :mod:`banditrepro.algorithms` keeps the decision kernels they call (see the rule in
+:mod:`banditrepro.engine`).
+
 Two kinds of runs (spec §3 "Runs and horizons"):
 
 * horizon-free algorithms (SELECT and its variants, Thompson sampling, SAT-UCB(+) on a finite
@@ -26,9 +30,10 @@ from numba import njit
 from ... import rng
 from ...algorithms import select as select_alg
 from ...algorithms.convex_1d import STATE_SIZE as CONVEX_STATE_SIZE
-from ...algorithms.convex_1d import convex_choose, convex_reset, convex_update
+from ...algorithms.convex_1d import convex_choose, convex_reset, convex_set_horizon, convex_update
 from ...algorithms.lipschitz_ucb import cell_centres, cells_per_axis, ucb_choose, ucb_update
 from ...algorithms.satisficing_ucb import sat_ucb_choose, sat_ucb_update
+from ...algorithms.select import ORACLE_TS, ORACLE_UNIFORM_UCB
 from ...algorithms.thompson import gaussian_ts_choose, gaussian_ts_update
 from ...engine import SimulationOutput
 from ...environments.continuous import MeanFunctionEnvironment, env_mean, noise
@@ -40,6 +45,13 @@ POLICY_SAT_UCB_PLUS = 3
 INDEX_POLICIES = {"thompson": POLICY_TS, "uniform_ucb": POLICY_UNIFORM_UCB, "sat_ucb": POLICY_SAT_UCB,
                   "sat_ucb_plus": POLICY_SAT_UCB_PLUS}
 BASE_CURVES = ("satisficing_regret", "regret", "reward")
+
+# SELECT: curves[r, metric, checkpoint]
+CURVE_NAMES = ("satisficing_regret", "regret", "reward", "round")
+# finals[r, column]
+FINAL_NAMES = ("rounds_started", "step_at_end", "first_passing_round", "final_candidate_mean")
+# phase codes recorded in ``step_at_end``
+PHASE_ORACLE, PHASE_FORCED, PHASE_TEST = 1, 2, 3
 
 
 @njit(cache=True)
@@ -136,6 +148,175 @@ def run_convex_1d(env_code, env_params, level, r_star, sigma, noise_keys, checkp
             curves[r, 2, g] = rew
 
 
+@njit(cache=True)
+def _pull(mean, pos, noise_key, sigma, level, r_star, acc, checkpoints, curves, r, round_index):
+    """One step on an arm of true mean ``mean``: observation, regret bookkeeping, checkpoint."""
+    t = pos[0] + 1
+    pos[0] = t
+    y = mean + sigma * noise(noise_key, t)
+    acc[0] += max(level - mean, 0.0)
+    acc[1] += r_star - mean
+    acc[2] += y
+    c = pos[1]
+    if c < checkpoints.shape[0] and t == checkpoints[c]:
+        curves[r, 0, c] = acc[0]
+        curves[r, 1, c] = acc[1]
+        curves[r, 2, c] = acc[2]
+        curves[r, 3, c] = round_index
+        pos[1] = c + 1
+    return y
+
+
+@njit(cache=True)
+def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_t, round_big_t,
+               level, r_star, sigma, radius_coef, skip_step1, skip_step2, skip_step3, reuse_step1,
+               warm_start, noise_keys, policy_keys, checkpoints, curves, finals, round_candidate_mean,
+               round_checks_passed):
+    """Run SELECT for each replication up to ``checkpoints[-1]`` steps.
+
+    Outputs (pre-allocated): ``curves`` (R, 4, C) -- see CURVE_NAMES; ``finals`` (R, 4) -- see
+    FINAL_NAMES; ``round_candidate_mean`` (R, D) r(X_hat_i) of rounds 1..D (nan if the round chose no
+    candidate before the horizon); ``round_checks_passed`` (R, D): number of LCB checks the round
+    passed (= Step-3 pulls made; -1 if the round never reached its first check).
+    """
+    n_reps = noise_keys.shape[0]
+    horizon = checkpoints[-1]
+    n_rounds_table = round_t.shape[0]
+    n_diag = round_candidate_mean.shape[1]
+    k_max = max(grid_sizes.max(), env_params.shape[0])
+    max_t1 = round_t.max()
+    counts = np.zeros(k_max)
+    sums = np.zeros(k_max)
+    index = np.zeros(k_max)
+    convex_state = np.zeros(CONVEX_STATE_SIZE)
+    step1_key = np.zeros(max_t1)
+    step1_reward = np.zeros(max_t1)
+    point = np.zeros(max(dim, 1))
+    acc = np.zeros(3)
+    pos = np.zeros(2, dtype=np.int64)
+    stream = np.empty(4, dtype=np.uint64)
+    for r in range(n_reps):
+        stream[0] = policy_keys[r]
+        stream[1] = rng.TAG_POLICY
+        stream[2] = 0
+        stream[3] = 0
+        noise_key = noise_keys[r]
+        acc[:] = 0.0
+        pos[:] = 0
+        round_candidate_mean[r, :] = math.nan
+        round_checks_passed[r, :] = -1.0
+        first_passing = 0
+        cand_mean = math.nan
+        phase = PHASE_ORACLE
+        i = 0
+        while pos[0] < horizon and i < n_rounds_table:
+            i += 1
+            t_i = round_t[i - 1]
+            big_t = round_big_t[i - 1]
+            phase = PHASE_ORACLE
+            # ---- Step 1: candidate from a fresh oracle's trajectory (or uniform, ablation)
+            cand_key = math.nan
+            if skip_step1:
+                for q in range(dim):
+                    point[q] = rng.stream_uniform(stream)
+                cand_mean = env_mean(env_code, env_params, point)
+            else:
+                n_arms = 0
+                log_h = math.log(t_i)
+                fresh = i == 1 or not warm_start
+                if oracle == ORACLE_TS:
+                    n_arms = env_params.shape[0]
+                elif oracle == ORACLE_UNIFORM_UCB:
+                    n_arms = grid_sizes[i - 1]
+                elif fresh:
+                    convex_reset(convex_state, t_i, sigma)
+                else:
+                    convex_set_horizon(convex_state, t_i)
+                if fresh:
+                    counts[:n_arms] = 0.0
+                    sums[:n_arms] = 0.0
+                s = 0
+                while s < t_i and pos[0] < horizon:
+                    s += 1
+                    if oracle == ORACLE_TS:
+                        arm = gaussian_ts_choose(counts, sums, n_arms, stream)
+                        key = float(arm)
+                        mean = env_params[arm]
+                    elif oracle == ORACLE_UNIFORM_UCB:
+                        arm = ucb_choose(s, index, n_arms)
+                        key = float(arm)
+                        mean = grid_means[i - 1, arm]
+                    else:
+                        point[0] = convex_choose(convex_state)
+                        key = point[0]
+                        mean = env_mean(env_code, env_params, point)
+                    y = _pull(mean, pos, noise_key, sigma, level, r_star, acc, checkpoints, curves, r, i)
+                    if oracle == ORACLE_TS:
+                        gaussian_ts_update(counts, sums, arm, y)
+                    elif oracle == ORACLE_UNIFORM_UCB:
+                        ucb_update(counts, sums, index, arm, y, log_h)
+                    else:
+                        convex_update(convex_state, y)
+                    step1_key[s - 1] = key
+                    step1_reward[s - 1] = y
+                    # reservoir sampling: after s steps the candidate is uniform on the trajectory
+                    if rng.stream_uniform(stream) * s <= 1.0:
+                        cand_key = key
+                        cand_mean = mean
+                if s < t_i:
+                    break  # horizon reached inside Step 1: no candidate this round
+            if i <= n_diag:
+                round_candidate_mean[r, i - 1] = cand_mean
+            # ---- Step 2: forced sampling
+            tot = 0.0
+            n = 0
+            if reuse_step1:
+                for q in range(t_i):
+                    if step1_key[q] == cand_key:
+                        tot += step1_reward[q]
+                        n += 1
+            if pos[0] >= horizon:
+                break
+            if not skip_step2:
+                phase = PHASE_FORCED
+                m = 0
+                while m < big_t and pos[0] < horizon:
+                    tot += _pull(cand_mean, pos, noise_key, sigma, level, r_star, acc, checkpoints, curves, r, i)
+                    n += 1
+                    m += 1
+                if m < big_t:
+                    break
+            if skip_step3:
+                continue
+            # ---- Step 3: LCB test before every further pull
+            phase = PHASE_TEST
+            passed = 0
+            checked = False
+            while True:
+                if n > 0:
+                    checked = True
+                    lcb = tot / n - math.sqrt(radius_coef * math.log(n) / n)
+                    if lcb < level:
+                        break
+                    passed += 1
+                if pos[0] >= horizon:
+                    break
+                tot += _pull(cand_mean, pos, noise_key, sigma, level, r_star, acc, checkpoints, curves, r, i)
+                n += 1
+            if checked:
+                # ``passed`` counts checks with LCB >= S; each was followed by a pull unless T was hit
+                if i <= n_diag:
+                    round_checks_passed[r, i - 1] = passed
+                if passed > 0 and first_passing == 0:
+                    first_passing = i
+        if pos[0] < horizon:
+            raise ValueError("SELECT schedule table ended before the horizon")
+        finals[r, 0] = i
+        finals[r, 1] = phase
+        finals[r, 2] = first_passing
+        finals[r, 3] = cand_mean
+
+
 def _check_checkpoints(checkpoints) -> np.ndarray:
     checkpoints = np.asarray(checkpoints, dtype=np.int64)
     if checkpoints.ndim != 1 or checkpoints.size == 0 or checkpoints[0] < 1 or np.any(np.diff(checkpoints) <= 0):
@@ -218,7 +399,7 @@ class Convex1DSimulation:
 class SelectSimulation:
     """SELECT with a given oracle and variant, one run per replication to the last checkpoint.
 
-    Finals (per replication): the FINAL_NAMES of :mod:`banditrepro.algorithms.select`, plus
+    Finals (per replication): the FINAL_NAMES above, plus
     ``candidate_mean_round_<i>`` and ``checks_passed_round_<i>`` for rounds 1..``diagnostic_rounds``
     and the indicators ``rounds_started_eq_<i>`` (and ``rounds_started_gt_<D>``).
     """
@@ -258,20 +439,20 @@ class SelectSimulation:
         else:
             grid_means, grid_sizes = np.zeros((1, 1)), np.ones(1, dtype=np.int64)
         n = len(noise_keys)
-        curves = np.zeros((n, len(select_alg.CURVE_NAMES), checkpoints.size))
-        finals = np.zeros((n, len(select_alg.FINAL_NAMES)))
+        curves = np.zeros((n, len(CURVE_NAMES), checkpoints.size))
+        finals = np.zeros((n, len(FINAL_NAMES)))
         cand = np.zeros((n, self.diagnostic_rounds))
         passed = np.zeros((n, self.diagnostic_rounds))
-        select_alg.run_select(code, self.env.code, self.env.params, self.env.dim, np.ascontiguousarray(grid_means),
+        run_select(code, self.env.code, self.env.params, self.env.dim, np.ascontiguousarray(grid_means),
                               grid_sizes, round_t, round_big_t, float(self.level), float(self.env.optimum),
                               float(self.env.sigma), float(v.radius_coef), v.skip_step1, v.skip_step2,
                               v.skip_step3, v.reuse_step1, v.warm_start, np.asarray(noise_keys, dtype=np.uint64),
                               np.asarray(policy_keys, dtype=np.uint64), checkpoints, curves, finals, cand, passed)
-        out = {name: finals[:, j].copy() for j, name in enumerate(select_alg.FINAL_NAMES)}
+        out = {name: finals[:, j].copy() for j, name in enumerate(FINAL_NAMES)}
         for i in range(self.diagnostic_rounds):
             out[f"candidate_mean_round_{i + 1}"] = cand[:, i].copy()
             out[f"checks_passed_round_{i + 1}"] = passed[:, i].copy()
             # indicators: their means over replications are the distribution of rounds reached
             out[f"rounds_started_eq_{i + 1}"] = (finals[:, 0] == i + 1).astype(np.float64)
         out[f"rounds_started_gt_{self.diagnostic_rounds}"] = (finals[:, 0] > self.diagnostic_rounds).astype(np.float64)
-        return _output(checkpoints, curves, select_alg.CURVE_NAMES, out)
+        return _output(checkpoints, curves, CURVE_NAMES, out)

@@ -1,5 +1,8 @@
 """Compiled batch runner for the penalized-fairness policies: many independent *rows* in one call.
 
+Only this paper runs it, so it lives in the paper's package (the rule is in :mod:`banditrepro.engine`);
+the policies' decision kernels stay in :mod:`banditrepro.algorithms.fairness`.
+
 A row is one (replication, parameter value) pair: its own policy parameters (e.g. A_k = eta for
 one eta of a sweep), its own horizon (Setting 1 runs each T separately because LFG's eta0 depends
 on T), a reward environment (shared by all rows of a replication) and the replication's noise key.
@@ -19,9 +22,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from . import rng
-from .algorithms import fairness as fair
-from .environments import finite
+from ... import rng
+from ...algorithms import fairness as fair
+from ...environments import finite
 
 # Reward models (env_params layouts are those of banditrepro.environments.finite).
 GAUSSIAN = 0  # rows: mean, standard deviation

@@ -1,0 +1,238 @@
+"""The ``banditrepro`` command: look at what the workflow built, the data and the engine's speed.
+
+    banditrepro verdicts [PAPER]   headline verdicts and findings of the built results
+    banditrepro data status        which datasets are fetched and verified, can be fetched, or are missing
+    banditrepro bench              the engine benchmark (python -m banditrepro.bench)
+
+The workflow (``snakemake``) builds the results; this command only reads them. Every subcommand
+has ``--help``; ``--repo-root`` says where the project is (default: the current directory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+VERDICTS = ("reproduced", "not_reproduced", "inconclusive")
+KINDS = ("headline", "variant", "sanity")
+DEFAULT_KIND = "headline"  # claims.csv written before the kind column counts every claim as headline
+TABLE_COLUMNS = ("claim_id", "figure", "verdict", "measured", "threshold")
+
+
+class CliError(Exception):
+    """A one-line message for the user; the command exits with ``status``."""
+
+    def __init__(self, message: str, status: int = 1):
+        super().__init__(message)
+        self.status = status
+
+
+# ---------------------------------------------------------------------------------------------
+# verdicts
+
+
+def known_papers(repo_root: Path) -> list[str]:
+    """Papers configured in ``config/papers/*.yaml`` (sorted; empty when the folder is absent)."""
+    return sorted(p.stem for p in (Path(repo_root) / "config" / "papers").glob("*.yaml"))
+
+
+def built_papers(results: Path) -> list[str]:
+    """Papers with a ``claims.csv`` under ``results`` (sorted)."""
+    return sorted(p.parent.name for p in Path(results).glob("*/claims.csv"))
+
+
+def read_claims(path: Path) -> list[dict[str, str]]:
+    """Rows of a claims.csv; a missing ``kind`` column (older builds) means every claim is a headline."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    for row in rows:
+        row["kind"] = row.get("kind") or DEFAULT_KIND
+    return rows
+
+
+def findings_section(report: Path) -> str | None:
+    """Body of the ``## Findings`` section of a paper's report.md, or None when there is none."""
+    if not report.is_file():
+        return None
+    lines = report.read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() == "## Findings":
+            body = []
+            for nxt in lines[i + 1:]:
+                if nxt.startswith("## ") or nxt.startswith("# "):
+                    break
+                body.append(nxt)
+            return "\n".join(body).strip("\n")
+    return None
+
+
+def build_scale(results: Path, paper: str) -> str | None:
+    """``scale`` recorded in the claims' provenance (paper / smoke), if readable."""
+    path = Path(results) / paper / "claims.csv.provenance.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))["config"]["scale"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def clip(text: str, width: int) -> str:
+    text = " ".join(str(text).split())
+    return text if width <= 0 or len(text) <= width else text[: width - 1] + "…"
+
+
+def format_table(rows: list[dict[str, str]], columns=TABLE_COLUMNS, width: int = 60) -> str:
+    """Plain-text table, columns padded to their widest (clipped) cell."""
+    cells = [[clip(r.get(c, ""), width) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[j]) for row in cells]) for j, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
+    return "\n".join(lines)
+
+
+def tally(rows: list[dict[str, str]]) -> str:
+    counts = Counter(r["verdict"] for r in rows)
+    extra = sorted(set(counts) - set(VERDICTS))
+    return ", ".join(f"{counts[v]} {v}" for v in (*VERDICTS, *extra))
+
+
+def paper_verdicts(results: Path, paper: str, width: int = 60) -> str:
+    """The text ``banditrepro verdicts PAPER`` prints for one built paper."""
+    rows = read_claims(Path(results) / paper / "claims.csv")
+    by_kind = {k: [r for r in rows if r["kind"] == k] for k in KINDS}
+    other = [r for r in rows if r["kind"] not in KINDS]
+    headline = by_kind["headline"]
+    scale = build_scale(results, paper)
+    title = f"{paper}" + (f" (scale {scale})" if scale else "")
+    out = [f"== {title}: {len(headline)} headline claims: {tally(headline) if headline else 'none'}"]
+    if scale and scale != "paper":
+        out.append(f"   built at scale {scale}: the verdicts test the pipeline, not the paper")
+    if headline:
+        out += ["", format_table(headline, width=width)]
+    out.append("")
+    for kind in ("variant", "sanity"):
+        group = by_kind[kind]
+        out.append(f"{kind} claims: {len(group)}" + (f" ({tally(group)})" if group else ""))
+    if other:
+        out.append(f"claims of unknown kind ({', '.join(sorted({r['kind'] for r in other}))}): {len(other)}")
+    report = Path(results) / paper / "report.md"
+    findings = findings_section(report)
+    out.append("")
+    if findings:
+        out += ["Findings:", findings]
+    elif report.is_file():
+        out.append(f"Findings: none ({report} has no '## Findings' section)")
+    else:
+        out.append(f"Findings: none ({report} not built)")
+    return "\n".join(out)
+
+
+def verdicts(results: Path, repo_root: Path, paper: str | None = None, width: int = 60) -> str:
+    """Verdicts of one paper, or of every built paper; raises CliError when there is nothing to show."""
+    results = Path(results)
+    built = built_papers(results)
+    if paper is not None:
+        known = known_papers(repo_root)
+        if paper not in built:
+            if known and paper not in known:
+                raise CliError(f"unknown paper {paper!r}; known: {', '.join(known)}", status=2)
+            raise CliError(f"no results for {paper} yet ({results / paper / 'claims.csv'} missing): "
+                           f"run `snakemake --cores 2 {paper}`")
+        return paper_verdicts(results, paper, width)
+    if not built:
+        raise CliError(f"nothing built yet: no {results}/<paper>/claims.csv; run `snakemake --cores 2` "
+                       "(or `snakemake --cores 2 <paper> --config scale=smoke`)")
+    return "\n\n".join(paper_verdicts(results, p, width) for p in built)
+
+
+# ---------------------------------------------------------------------------------------------
+# data status
+
+
+def data_status(repo_root: Path, config_path: Path | None = None) -> str:
+    """One line per dataset from :func:`banditrepro.data.dataset_status`, plus whether its processed
+    files are there."""
+    import yaml
+
+    from .data import DATASET_NAMES, dataset_status, processed_outputs
+
+    repo_root = Path(repo_root)
+    config_path = Path(config_path) if config_path else repo_root / "config" / "config.yaml"
+    if not config_path.is_file():
+        raise CliError(f"no config at {config_path} (use --repo-root or --config)", status=2)
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    lines = []
+    for name in DATASET_NAMES:
+        status = dataset_status(name, config, repo_root)
+        line = status.line()
+        if status.available:
+            files = processed_outputs(name, config, repo_root)
+            present = sum((repo_root / f).is_file() for f in files)
+            line += f" · processed {present}/{len(files)} files" + (" (build: snakemake --cores 2 datasets)"
+                                                                      if present < len(files) else "")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(add_help=False)
+    root.add_argument("--repo-root", type=Path, default=Path("."),
+                      help="project folder holding config/ and results/ (default: current directory)")
+    parser = argparse.ArgumentParser(prog="banditrepro", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{verdicts,data,bench}")
+
+    p = sub.add_parser("verdicts", parents=[root], help="headline verdicts and findings of the built results",
+                       description="Print, per built paper, its headline claims with verdicts as a table, the "
+                                   "counts of variant and sanity claims, and the '## Findings' section of "
+                                   "results/<paper>/report.md. Reads results/<paper>/claims.csv.")
+    p.add_argument("paper", nargs="?", help="one paper id (default: every built paper)")
+    p.add_argument("--results", type=Path, default=None, help="results folder (default: <repo-root>/results)")
+    p.add_argument("--width", type=int, default=60, help="clip table cells to this many characters (0: no limit)")
+
+    p = sub.add_parser("data", help="dataset commands", description="Dataset commands.")
+    data_sub = p.add_subparsers(dest="data_command", required=True, metavar="{status}")
+    s = data_sub.add_parser("status", parents=[root], help="what is fetched, verified or missing",
+                            description="One line per dataset: fetched and verified, will be fetched from "
+                                        "where, on stand-in data, or missing and what to do; and how many of "
+                                        "its processed files exist. Offline and cheap: no hashing, no network.")
+    s.add_argument("--config", type=Path, default=None, help="workflow config (default: <repo-root>/config/config.yaml)")
+
+    sub.add_parser("bench", help="the engine benchmark (python -m banditrepro.bench)", add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "bench":  # the benchmark owns its options and --help
+        from .bench import main as bench_main
+
+        prog, sys.argv[0] = sys.argv[0], "banditrepro bench"  # bench's argparse names itself after argv[0]
+        try:
+            bench_main(argv[1:])
+        finally:
+            sys.argv[0] = prog
+        return 0
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "verdicts":
+            results = args.results if args.results is not None else args.repo_root / "results"
+            print(verdicts(results, args.repo_root, args.paper, args.width))
+        elif args.command == "data":
+            print(data_status(args.repo_root, args.config))
+    except CliError as exc:
+        print(f"banditrepro: {exc}", file=sys.stderr)
+        return exc.status
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
