@@ -39,8 +39,14 @@ def verdict_from(passed: bool) -> str:
 
 
 def combine_verdicts(verdicts) -> str:
-    """All parts reproduced -> reproduced; any part against -> not_reproduced; else inconclusive."""
+    """All parts reproduced -> reproduced; any part against -> not_reproduced; else inconclusive.
+    No parts at all tested nothing: inconclusive (never a vacuous 'reproduced')."""
     verdicts = list(verdicts)
+    bad = [v for v in verdicts if v not in VERDICTS]
+    if bad:
+        raise ValueError(f"not a verdict: {bad[0]!r} (one of {VERDICTS})")
+    if not verdicts:
+        return "inconclusive"
     if all(v == "reproduced" for v in verdicts):
         return "reproduced"
     if any(v == "not_reproduced" for v in verdicts):
