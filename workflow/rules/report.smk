@@ -72,7 +72,13 @@ rule paper_report:
     input:
         unpack(paper_report_inputs),
     output:
-        "results/{paper}/report.md",
+        report(
+            "results/{paper}/report.md",
+            category="{paper}",
+            subcategory="report",
+            labels={"item": "findings, verdicts and claims", "file": "report.md"},
+            caption="../../report/paper_report.rst",
+        ),
     params:
         seed=config["seed"],
         scale=config["scale"],
