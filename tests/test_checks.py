@@ -369,7 +369,7 @@ def test_findings_naming_an_unknown_claim_or_field_is_a_config_error(entry, mess
 
 
 def test_findings_schema_accepts_strings_and_conditioned_entries():
-    schema = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "paper.schema.yaml").read_text())
+    schema = yaml.safe_load((REPO_ROOT / "src" / "banditrepro" / "experiments" / "paper.schema.yaml").read_text())
     findings_schema = schema["properties"]["findings"]
     jsonschema.validate(["plain", {"text": "t", "when": {"C1": "reproduced", "C2": ["inconclusive"]}}],
                         findings_schema)
