@@ -18,6 +18,10 @@ validate(config, "workflow/schemas/config.schema.yaml")
 REPO_ROOT = Path(workflow.basedir).resolve()
 
 
+# `snakemake --report results/report.html`: every built figure, table and claims table, by paper
+report: "report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/simulate.smk"

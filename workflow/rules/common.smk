@@ -5,6 +5,8 @@ from functools import cache
 from snakemake.exceptions import WorkflowError
 
 from banditrepro.experiments.spec import ConfigError, load_paper, select_papers, shard_name
+from banditrepro.report.claims import claim_dependencies, claim_figures
+from banditrepro.report.findings import check_findings
 
 
 wildcard_constraints:
@@ -136,3 +138,42 @@ def paper_targets(paper):
         + paper_table_files(paper)
         + [f"results/{paper}/claims.csv", f"results/{paper}/report.md"]
     )
+
+
+# Claims per figure and the reports (rules in report.smk).
+def claim_figure_inputs(wildcards):
+    """The summaries and shards the claims of one figure read (none when the figure is not built)."""
+    paper, figure = wildcards.paper, wildcards.figure
+    built = built_figures(paper)
+    if figure not in built:
+        return {"summaries": [], "shards": []}
+    spec = paper_spec(paper)
+    figures, experiments = claim_dependencies(spec, figure)
+    # an experiment on unavailable data has no shards to wait for; its claims say "not measured"
+    experiments = [e for e in experiments if all(dataset_state(d).available for d in spec.experiments[e].data)]
+    return {
+        "summaries": [f"results/{paper}/{fig}/summary.csv" for fig in figures if fig in built],
+        "shards": [f for exp in experiments for f in experiment_shards(paper, exp)],
+    }
+
+
+def claim_figure_files(paper):
+    return [f"results/{paper}/claims/{fig}.csv" for fig in claim_figures(paper_spec(paper))]
+
+
+def paper_claims_inputs(wildcards):
+    return {"summaries": paper_summaries(wildcards), "shards": paper_all_shards(wildcards)}
+
+
+@cache
+def paper_findings(paper):
+    """The paper's findings entries, checked while the DAG is built: an unknown claim stops `snakemake -n`."""
+    return check_findings(paper_spec(paper))
+
+
+def paper_report_inputs(wildcards):
+    return {
+        "claims": f"results/{wildcards.paper}/claims.csv",
+        "figures": paper_figure_files(wildcards.paper),
+        "tables": paper_table_files(wildcards.paper),
+    }

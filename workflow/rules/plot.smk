@@ -6,7 +6,13 @@ rule plot_figure:
         summary="results/{paper}/{figure}/summary.csv",
         reference="results/{paper}/{figure}/reference.csv",
     output:
-        png="figures/{paper}/{figure}.png",
+        png=report(
+            "figures/{paper}/{figure}.png",
+            category="{paper}",
+            subcategory="figures",
+            labels={"item": "{figure}", "file": "{figure}.png"},
+            caption="../../report/figure.rst",
+        ),
         pdf="figures/{paper}/{figure}.pdf",
     params:
         scale=config["scale"],

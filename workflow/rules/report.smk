@@ -1,32 +1,60 @@
 # Claims, tables and the replication report.
-
-
-rule claims:
+#
+# Claims are evaluated per figure (results/<paper>/claims/<figure>.csv), each job waiting only for
+# the results its claims read (report.claims.claim_dependencies), then merged in config order: a
+# paper's synthetic-figure claims never wait for another figure's shards (e.g. the Ames table).
+rule claims_figure:
     input:
-        summaries=paper_summaries,
-        shards=paper_all_shards,
+        unpack(claim_figure_inputs),
     output:
-        "results/{paper}/claims.csv",
+        "results/{paper}/claims/{figure}.csv",
     params:
         seed=config["seed"],
         scale=config["scale"],
-        claims=lambda w: paper_spec(w.paper).claims,
+        claims=lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
         unavailable=lambda w: figure_availability(w.paper)[1],
         standin=lambda w: sorted(figure_availability(w.paper)[2]),
     log:
-        "logs/{paper}/claims.log",
+        "logs/{paper}/claims/{figure}.log",
     conda:
         "../../environment.yml"
     script:
         "../scripts/claims.py"
 
 
+rule claims:
+    input:
+        lambda w: claim_figure_files(w.paper),
+    output:
+        report(
+            "results/{paper}/claims.csv",
+            category="{paper}",
+            subcategory="claims",
+            labels={"item": "claims", "file": "claims.csv"},
+            caption="../../report/claims.rst",
+        ),
+    params:
+        seed=config["seed"],
+        scale=config["scale"],
+    log:
+        "logs/{paper}/claims.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/claims_merge.py"
+
+
 rule table:
     input:
-        summaries=paper_summaries,
-        shards=paper_all_shards,
+        unpack(paper_claims_inputs),
     output:
-        csv="results/{paper}/tables/{table}.csv",
+        csv=report(
+            "results/{paper}/tables/{table}.csv",
+            category="{paper}",
+            subcategory="tables",
+            labels={"item": "table {table}", "file": "{table}.csv"},
+            caption="../../report/table.rst",
+        ),
         md="results/{paper}/tables/{table}.md",
     params:
         seed=config["seed"],
@@ -42,16 +70,21 @@ rule table:
 
 rule paper_report:
     input:
-        claims="results/{paper}/claims.csv",
-        figures=lambda w: paper_figure_files(w.paper),
-        tables=lambda w: paper_table_files(w.paper),
+        unpack(paper_report_inputs),
     output:
-        "results/{paper}/report.md",
+        report(
+            "results/{paper}/report.md",
+            category="{paper}",
+            subcategory="report",
+            labels={"item": "findings, verdicts and claims", "file": "report.md"},
+            caption="../../report/paper_report.rst",
+        ),
     params:
         seed=config["seed"],
         scale=config["scale"],
         unavailable=lambda w: figure_availability(w.paper)[1],
         standin=lambda w: sorted(figure_availability(w.paper)[2]),
+        findings=lambda w: paper_findings(w.paper),
     log:
         "logs/{paper}/report.log",
     conda:
@@ -66,6 +99,8 @@ rule report:
         reports=expand("results/{paper}/report.md", paper=available_papers()),
     output:
         "results/report.md",
+    params:
+        scale=config["scale"],
     log:
         "logs/report.log",
     conda:

@@ -1,23 +1,23 @@
-"""Evaluate every claim of a paper into claims.csv."""
+"""Evaluate the claims of one figure of a paper into results/<paper>/claims/<figure>.csv."""
 
-import sys
+from banditrepro import provenance
+from banditrepro.experiments.spec import load_paper
+from banditrepro.report.claims import evaluate_claims, write_claims
+from banditrepro.workflow_io import context_from_inputs, logged, repo_root
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
-from _common import logged, repo_root  # noqa: E402
-from _context import context_from_inputs  # noqa: E402
 
-from banditrepro import provenance  # noqa: E402
-from banditrepro.experiments.spec import load_paper  # noqa: E402
-from banditrepro.report.claims import evaluate_claims  # noqa: E402
+def main(snakemake) -> None:
+    with logged(snakemake):
+        w = snakemake.wildcards
+        root = repo_root(snakemake)
+        spec = load_paper(w.paper, snakemake.params.scale, root)
+        ctx = context_from_inputs(spec, snakemake.input.summaries, snakemake.input.shards, snakemake.params.standin)
+        claims = evaluate_claims(ctx, dict(snakemake.params.unavailable), figure=w.figure)
+        write_claims(claims, snakemake.output[0])
+        prov = provenance.record({"claims": snakemake.params.claims, "scale": snakemake.params.scale},
+                                 snakemake.params.seed, root, paper=w.paper, figure=w.figure)
+        provenance.write_sidecar(snakemake.output[0], prov)
+        print(claims.verdict.value_counts().to_string())
 
-snakemake = globals()["snakemake"]
-with logged(snakemake):
-    w = snakemake.wildcards
-    spec = load_paper(w.paper, snakemake.params.scale, repo_root())
-    ctx = context_from_inputs(spec, snakemake.input.summaries, snakemake.input.shards, snakemake.params.standin)
-    claims = evaluate_claims(ctx, dict(snakemake.params.unavailable))
-    claims.to_csv(snakemake.output[0], index=False, lineterminator="\n")
-    prov = provenance.record({"claims": spec.claims, "scale": snakemake.params.scale}, snakemake.params.seed,
-                             repo_root(), paper=w.paper)
-    provenance.write_sidecar(snakemake.output[0], prov)
-    print(claims.verdict.value_counts().to_string())
+
+main(snakemake)  # noqa: F821 - injected by Snakemake

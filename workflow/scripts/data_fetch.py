@@ -9,12 +9,12 @@ from banditrepro.data.integrity import DataError
 from banditrepro.data.logsetup import log_to
 
 
-def main(smk) -> int:
-    log_to(smk.log[0])
-    mirror = Path(smk.params.mirror) if smk.params.mirror else None
-    record = Path(smk.output.record)
+def main(snakemake) -> int:
+    log_to(snakemake.log[0])
+    mirror = Path(snakemake.params.mirror) if snakemake.params.mirror else None
+    record = Path(snakemake.output.record)
     try:
-        fetch_dataset(smk.wildcards.dataset, record.parent.parent, mirror)
+        fetch_dataset(snakemake.wildcards.dataset, record.parent.parent, mirror)
     except DataError as exc:
         logging.getLogger("banditrepro.data").error("%s", exc)
         return 1

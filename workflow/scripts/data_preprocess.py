@@ -9,15 +9,15 @@ from banditrepro.data.integrity import DataError
 from banditrepro.data.logsetup import log_to
 
 
-def main(smk) -> int:
-    log_to(smk.log[0])
-    kwargs = dict(smk.params.options)
+def main(snakemake) -> int:
+    log_to(snakemake.log[0])
+    kwargs = dict(snakemake.params.options)
     try:
-        outputs = preprocessor(smk.params.dataset)(Path(smk.input.record), Path(smk.output.provenance).parent, **kwargs)
+        outputs = preprocessor(snakemake.params.dataset)(Path(snakemake.input.record), Path(snakemake.output.provenance).parent, **kwargs)
     except DataError as exc:
         logging.getLogger("banditrepro.data").error("%s", exc)
         return 1
-    missing = sorted(set(map(str, smk.output)) - {str(p) for p in outputs} - {str(smk.output.provenance)})
+    missing = sorted(set(map(str, snakemake.output)) - {str(p) for p in outputs} - {str(snakemake.output.provenance)})
     if missing:
         logging.getLogger("banditrepro.data").error("preprocessing did not write %s", missing)
         return 1

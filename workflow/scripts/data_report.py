@@ -6,10 +6,10 @@ from pathlib import Path
 from banditrepro.data import DATASET_NAMES, dataset_status
 
 
-def main(smk) -> int:
-    lines = [dataset_status(name, smk.params.config, Path(smk.params.repo_root)).line() for name in DATASET_NAMES]
+def main(snakemake) -> int:
+    lines = [dataset_status(name, snakemake.params.config, Path(snakemake.params.repo_root)).line() for name in DATASET_NAMES]
     text = "\n".join(lines) + "\n"
-    log_path = Path(smk.log[0])
+    log_path = Path(snakemake.log[0])
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_path.write_text(text, encoding="utf-8")
     sys.stderr.write("banditrepro datasets:\n" + text)

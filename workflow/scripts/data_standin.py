@@ -7,10 +7,10 @@ from banditrepro.data.logsetup import log_to
 from banditrepro.data.standin import write_standin
 
 
-def main(smk) -> int:
-    log_to(smk.log[0])
-    record = Path(smk.output.record)
-    write_standin(smk.wildcards.dataset, record.parent.parent, seed=smk.params.seed, size=smk.params.size)
+def main(snakemake) -> int:
+    log_to(snakemake.log[0])
+    record = Path(snakemake.output.record)
+    write_standin(snakemake.wildcards.dataset, record.parent.parent, seed=snakemake.params.seed, size=snakemake.params.size)
     return 0
 
 

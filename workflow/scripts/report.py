@@ -1,15 +1,22 @@
-"""Write the overall replication report."""
+"""Write the overall replication report: headline tallies and findings of every paper."""
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
-from _common import logged  # noqa: E402
+from banditrepro.experiments.spec import load_paper
+from banditrepro.report.claims import read_claims
+from banditrepro.report.findings import render_findings
+from banditrepro.report.report import overall_report
+from banditrepro.workflow_io import logged, repo_root
 
-from banditrepro.report.report import overall_report  # noqa: E402
 
-snakemake = globals()["snakemake"]
-with logged(snakemake):
-    claims = {Path(p).parent.name: Path(p) for p in snakemake.input.claims}
-    reports = {Path(p).parent.name: Path(p) for p in snakemake.input.reports}
-    overall_report(claims, reports, Path(snakemake.output[0]))
+def main(snakemake) -> None:
+    with logged(snakemake):
+        root = repo_root(snakemake)
+        claims = {Path(p).parent.name: Path(p) for p in snakemake.input.claims}
+        reports = {Path(p).parent.name: Path(p) for p in snakemake.input.reports}
+        findings = {paper: render_findings(load_paper(paper, snakemake.params.scale, root), read_claims(path))
+                    for paper, path in claims.items()}
+        overall_report(claims, reports, Path(snakemake.output[0]), findings)
+
+
+main(snakemake)  # noqa: F821 - injected by Snakemake

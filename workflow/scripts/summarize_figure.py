@@ -1,30 +1,31 @@
 """Merge a figure's shards into summary.csv and evaluate its reference curves."""
 
-import sys
+from banditrepro import provenance
+from banditrepro.experiments.aggregate import summarize_figure, write_csv
+from banditrepro.experiments.spec import load_paper
+from banditrepro.shards import load_shards
+from banditrepro.workflow_io import logged, repo_root
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
-from _common import logged, repo_root  # noqa: E402
 
-from banditrepro import provenance  # noqa: E402
-from banditrepro.experiments.aggregate import summarize_figure, write_csv  # noqa: E402
-from banditrepro.shards import load_shards  # noqa: E402
-from banditrepro.experiments.spec import load_paper  # noqa: E402
+def main(snakemake) -> None:
+    with logged(snakemake):
+        w = snakemake.wildcards
+        root = repo_root(snakemake)
+        spec = load_paper(w.paper, snakemake.params.scale, root)
+        shards = [str(p) for p in snakemake.input]
+        outputs = {}
+        for exp in spec.figure_experiments(w.figure):
+            outputs[exp] = load_shards([p for p in shards if f"/shards/{exp}/" in p])
+        summary, reference = summarize_figure(spec, w.figure, outputs)
+        write_csv(summary, snakemake.output.summary)
+        write_csv(reference, snakemake.output.reference)
+        subset = {"figure": spec.figures[w.figure],
+                  "experiments": {e: spec.experiments[e].config for e in spec.figure_experiments(w.figure)},
+                  "scale": snakemake.params.scale}
+        prov = provenance.record(subset, snakemake.params.seed, root, paper=w.paper, figure=w.figure)
+        provenance.write_sidecar(snakemake.output.summary, prov)
+        provenance.write_sidecar(snakemake.output.reference, prov)
+        print(f"{w.paper}/{w.figure}: {len(summary)} summary rows, {len(reference)} reference rows")
 
-snakemake = globals()["snakemake"]
-with logged(snakemake):
-    w = snakemake.wildcards
-    spec = load_paper(w.paper, snakemake.params.scale, repo_root())
-    shards = [str(p) for p in snakemake.input]
-    outputs = {}
-    for exp in spec.figure_experiments(w.figure):
-        outputs[exp] = load_shards([p for p in shards if f"/shards/{exp}/" in p])
-    summary, reference = summarize_figure(spec, w.figure, outputs)
-    write_csv(summary, snakemake.output.summary)
-    write_csv(reference, snakemake.output.reference)
-    subset = {"figure": spec.figures[w.figure],
-              "experiments": {e: spec.experiments[e].config for e in spec.figure_experiments(w.figure)},
-              "scale": snakemake.params.scale}
-    prov = provenance.record(subset, snakemake.params.seed, repo_root(), paper=w.paper, figure=w.figure)
-    provenance.write_sidecar(snakemake.output.summary, prov)
-    provenance.write_sidecar(snakemake.output.reference, prov)
-    print(f"{w.paper}/{w.figure}: {len(summary)} summary rows, {len(reference)} reference rows")
+
+main(snakemake)  # noqa: F821 - injected by Snakemake

@@ -39,8 +39,14 @@ def verdict_from(passed: bool) -> str:
 
 
 def combine_verdicts(verdicts) -> str:
-    """All parts reproduced -> reproduced; any part against -> not_reproduced; else inconclusive."""
+    """All parts reproduced -> reproduced; any part against -> not_reproduced; else inconclusive.
+    No parts at all tested nothing: inconclusive (never a vacuous 'reproduced')."""
     verdicts = list(verdicts)
+    bad = [v for v in verdicts if v not in VERDICTS]
+    if bad:
+        raise ValueError(f"not a verdict: {bad[0]!r} (one of {VERDICTS})")
+    if not verdicts:
+        return "inconclusive"
     if all(v == "reproduced" for v in verdicts):
         return "reproduced"
     if any(v == "not_reproduced" for v in verdicts):
@@ -121,15 +127,86 @@ def plateau(ctx, figure, panel, algorithm, t_from, max_increase, metric=None):
                        verdict=verdict_from(inc < max_increase))
 
 
+@dataclass(frozen=True)
+class Below:
+    """One comparison 'lower < higher' of two curves at step t, judged with standard errors."""
+
+    lower: str
+    higher: str
+    t: int
+    a: float
+    se_a: float
+    b: float
+    se_b: float
+    verdict: str
+
+    @property
+    def margin(self) -> float:
+        """(b - a) in standard errors of the difference (±inf without a usable standard error)."""
+        se = math.hypot(self.se_a, self.se_b)
+        if not math.isfinite(se) or se == 0.0:
+            return math.copysign(math.inf, self.b - self.a)
+        return (self.b - self.a) / se
+
+
+def compare_below(a: float, se_a: float, b: float, se_b: float, z: float = 2.0) -> str:
+    """Verdict for 'a < b' from two independent means and their standard errors: the difference
+    b - a beyond ``z`` standard errors of the difference (sqrt(se_a^2 + se_b^2)) reproduces the claim,
+    beyond them the other way refutes it, within them is inconclusive."""
+    return compare_greater(b - a, math.hypot(se_a, se_b), z)
+
+
+def _as_list(x) -> list[str]:
+    return [x] if isinstance(x, str) else list(x)
+
+
+def below_comparisons(ctx, figure, panel, lower, higher, at="final", metric=None, higher_figure=None,
+                      higher_panel=None, z=2.0) -> list[Below]:
+    """Every pair (l, h) of ``lower`` x ``higher`` compared at T (at='final') or at every recorded t of
+    the first lower curve (at='every'); ``higher`` may be read on another figure/panel."""
+    if at not in ("final", "every"):
+        raise ValueError(f"at must be 'final' or 'every', got {at!r}")
+    hfig, hpanel = higher_figure or figure, higher_panel or panel
+    lowers, highers = _as_list(lower), _as_list(higher)
+    ts = [None] if at == "final" else ctx.curve(figure, panel, lowers[0], metric).t.tolist()
+    out = []
+    for t in ts:
+        for lo in lowers:
+            pa = ctx.point(figure, panel, lo, t, metric)
+            for hi in highers:
+                pb = ctx.point(hfig, hpanel, hi, t, metric)
+                out.append(Below(lo, hi, pa.t, pa.mean, pa.se, pb.mean, pb.se,
+                                 compare_below(pa.mean, pa.se, pb.mean, pb.se, z)))
+    return out
+
+
+@claim_check("below")
+def below(ctx, figure, panel, lower, higher, at="final", metric=None, higher_figure=None, higher_panel=None,
+          z=2.0):
+    """Each of ``lower`` below each of ``higher`` at T (at='final') or at every recorded t (at='every'),
+    by more than ``z`` standard errors of the difference. The one 'A below B' check of the project."""
+    comps = below_comparisons(ctx, figure, panel, lower, higher, at, metric, higher_figure, higher_panel, z)
+    worst = min(comps, key=lambda c: c.margin)
+    pairs: dict[tuple[str, str], str] = {}
+    for c in comps:  # each pair's worst verdict over the horizons
+        pairs[(c.lower, c.higher)] = combine_verdicts([pairs.get((c.lower, c.higher), "reproduced"), c.verdict])
+    where = f"T={worst.t}" if at == "final" else f"worst of {len(comps) // len(pairs)} horizons: T={worst.t}"
+    per_pair = "; ".join(f"{lo}<{hi}: {v}" for (lo, hi), v in pairs.items()) if len(pairs) > 1 else ""
+    return ClaimResult(
+        measured=f"tightest pair {worst.lower}: {fmt(worst.a)} ± {fmt(worst.se_a)} vs {worst.higher}: "
+                 f"{fmt(worst.b)} ± {fmt(worst.se_b)} ({where}; margin {fmt(worst.margin)} s.e.)"
+                 + (f" [{per_pair}]" if per_pair else ""),
+        threshold=f"{', '.join(_as_list(lower))} < {', '.join(_as_list(higher))} by > {z} s.e."
+                  + (" at every T" if at == "every" else ""),
+        verdict=combine_verdicts(c.verdict for c in comps))
+
+
 @claim_check("final_less")
 def final_less(ctx, figure, panel, lower, higher, metric=None, higher_figure=None, higher_panel=None, z=2.0):
-    """lower(T) < higher(T) (possibly on another figure/panel), judged with standard errors."""
-    a, sa, T = _final(ctx, figure, panel, lower, metric)
-    b, sb, _ = _final(ctx, higher_figure or figure, higher_panel or panel, higher, metric)
-    diff = b - a
-    return ClaimResult(measured=f"{lower}: {fmt(a)} ± {fmt(sa)}, {higher}: {fmt(b)} ± {fmt(sb)} at T={T}",
-                       threshold=f"{lower} < {higher} by > {z} s.e.",
-                       verdict=compare_greater(diff, math.hypot(sa, sb), z))
+    """Compatibility form of :func:`below` for one pair at T, with its original wording of the measurement."""
+    (c,) = below_comparisons(ctx, figure, panel, lower, higher, "final", metric, higher_figure, higher_panel, z)
+    return ClaimResult(measured=f"{lower}: {fmt(c.a)} ± {fmt(c.se_a)}, {higher}: {fmt(c.b)} ± {fmt(c.se_b)} at T={c.t}",
+                       threshold=f"{lower} < {higher} by > {z} s.e.", verdict=c.verdict)
 
 
 @claim_check("final_ratio_in_range")

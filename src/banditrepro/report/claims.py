@@ -1,9 +1,15 @@
-"""Evaluate a paper's claims (config ``claims:``) into ``claims.csv``."""
+"""Evaluate a paper's claims (config ``claims:``) into ``claims.csv``.
+
+Claims are evaluated per figure (``results/<paper>/claims/<figure>.csv``, the claims whose ``figure``
+it is) and merged in config order, so a figure's claims need only the results they read:
+:func:`claim_dependencies` names them.
+"""
 
 from __future__ import annotations
 
 import inspect
 import traceback
+from collections.abc import Iterable
 
 import pandas as pd
 
@@ -17,15 +23,65 @@ CLAIM_KINDS = ("headline", "variant", "sanity")
 STANDIN_MARK = "[STAND-IN DATA] "
 
 
-def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = None) -> pd.DataFrame:
-    """One row per claim. A claim whose figure was not built (``unavailable[figure]`` = reason)
-    is ``inconclusive``; a claim on stand-in data is labelled and ``inconclusive`` whatever it measures."""
+def claim_kind(claim: dict) -> str:
+    return claim.get("kind", "headline")  # TODO(verdicts): required once every paper config names it
+
+
+def claim_figures(spec) -> list[str]:
+    """Figures that have claims, in order of their first claim."""
+    out: list[str] = []
+    for claim in spec.claims:
+        if claim["figure"] not in out:
+            out.append(claim["figure"])
+    return out
+
+
+def _strings(value) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def claim_dependencies(spec, figure: str) -> tuple[list[str], list[str]]:
+    """(figures, experiments) whose results the claims of ``figure`` may read: the figure itself,
+    every figure or experiment named in one of its claims' check arguments, and the experiments of
+    those figures. A name that is both something else (an algorithm id) and a figure or experiment
+    id only adds an input; it never hides one."""
+    figures, experiments = [figure], []
+    for claim in spec.claims:
+        if claim["figure"] != figure:
+            continue
+        for name in _strings({k: v for k, v in claim["check"].items() if k != "fn"}):
+            if name in spec.figures and name not in figures:
+                figures.append(name)
+            elif name in spec.experiments and name not in experiments:
+                experiments.append(name)
+    for fig in figures:
+        for exp in spec.figure_experiments(fig):
+            if exp not in experiments:
+                experiments.append(exp)
+    return figures, experiments
+
+
+def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = None,
+                    figure: str | None = None) -> pd.DataFrame:
+    """One row per claim (of ``figure`` only, when given). A claim whose figure was not built
+    (``unavailable[figure]`` = reason) is ``inconclusive``; a claim on stand-in data is labelled and
+    ``inconclusive`` whatever it measures."""
     unavailable = unavailable or {}
     rows = []
     for claim in ctx.spec.claims:
         fig = claim["figure"]
+        if figure is not None and fig != figure:
+            continue
         statement = claim["statement"].strip()
-        kind = claim.get("kind", "headline")  # TODO(verdicts): required once every paper config names it
+        kind = claim_kind(claim)
         if fig in unavailable:
             rows.append((claim["id"], fig, statement, "not measured", "", "inconclusive", kind))
             continue
@@ -44,3 +100,28 @@ def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = No
             verdict = "inconclusive"
         rows.append((claim["id"], fig, statement, res.measured, res.threshold, verdict, kind))
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+
+
+def write_claims(claims: pd.DataFrame, path) -> None:
+    claims.to_csv(path, index=False, lineterminator="\n")
+
+
+def read_claims(path) -> pd.DataFrame:
+    """A claims CSV exactly as written: every cell a string (a measured value "1.10" stays "1.10")."""
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def merge_claims(spec, parts: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """The per-figure claim tables as one, in the config's claim order; every claim exactly once."""
+    merged = pd.concat(list(parts), ignore_index=True)
+    order = [c["id"] for c in spec.claims]
+    got = merged.claim_id.tolist()
+    if sorted(got) != sorted(order):
+        missing = sorted(set(order) - set(got))
+        extra = sorted(set(got) - set(order))
+        dup = sorted({c for c in got if got.count(c) > 1})
+        raise ValueError(f"{spec.paper}: per-figure claims do not match the config "
+                         f"(missing {missing}, unknown {extra}, duplicated {dup})")
+    position = {cid: i for i, cid in enumerate(order)}
+    merged = merged.iloc[sorted(range(len(merged)), key=lambda i: position[merged.claim_id.iat[i]])]
+    return merged.reset_index(drop=True)[CLAIM_COLUMNS]

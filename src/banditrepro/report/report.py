@@ -8,21 +8,28 @@ from pathlib import Path
 
 import pandas as pd
 
+from .findings import render_findings, tally, verdict_line
 from .tables import to_markdown
+
+# the report's claims table: kind beside the id, so a reader sees at once what a row can count for
+REPORT_CLAIM_COLUMNS = ["claim_id", "kind", "figure", "statement", "measured", "threshold", "verdict"]
 
 
 def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tables: dict[str, Path],
                  unavailable: dict[str, str], standin: set[str], prov: dict, out_path: Path) -> str:
     out_dir = Path(out_path).parent
-    counts = claims.verdict.value_counts().to_dict()
     lines = [f"# Replication report: {spec.title}", "",
-             f"Paper id `{spec.paper}` · scale `{spec.scale}` · seed {prov['seed']} · banditrepro "
-             f"{prov['package_version']} · commit `{prov['git_commit']}`", "",
-             "## Verdicts", "",
-             ", ".join(f"{counts.get(v, 0)} {v}" for v in ("reproduced", "not_reproduced", "inconclusive")), ""]
+             (f"Paper id `{spec.paper}` · scale `{spec.scale}` · seed {prov['seed']} · banditrepro "
+              f"{prov['package_version']} · commit `{prov['git_commit']}`"), "",
+             "## Findings", ""]
+    lines += [f"- {sentence}" for sentence in render_findings(spec, claims)] + [""]
+    lines += ["## Verdicts", "", verdict_line(claims), "",
+              ("Only headline claims (statements the paper makes, on its algorithms and settings as printed) "
+               "are tallied; variant claims test labelled sensitivity variants or alternative readings, sanity "
+               "claims hold by construction or are decided by the setup."), ""]
     if spec.scale != "paper":
-        lines += [f"> Built at scale `{spec.scale}`: few replications and short horizons. Verdicts are a smoke "
-                  "test of the pipeline, not a replication.", ""]
+        lines += [(f"> Built at scale `{spec.scale}`: few replications and short horizons. Verdicts are a smoke "
+                   "test of the pipeline, not a replication."), ""]
     if unavailable:
         lines += ["## Figures not built", ""] + [f"- {fig}: {why}" for fig, why in unavailable.items()] + [""]
     if standin:
@@ -33,10 +40,10 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
         lines += ["## Resolutions of ambiguities (from the spec, named in the config)", ""]
         lines += [f"- **{r['id']}**: {r['choice']}" + (f" — {r['note']}" if r.get("note") else "")
                   for r in spec.resolutions] + [""]
-    lines += ["## Claims", "", to_markdown(claims)]
+    lines += ["## Claims", "", to_markdown(claims[[c for c in REPORT_CLAIM_COLUMNS if c in claims]])]
     if tables:
         lines += ["## Tables", ""]
-        for table_id, md in tables.items():
+        for md in tables.values():
             lines += [Path(md).read_text(), ""]
     lines += ["## Figures", ""]
     for fig_id, paths in figures.items():
@@ -55,17 +62,29 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
     return text
 
 
-def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path], out_path: Path) -> str:
+def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path], out_path: Path,
+                   paper_findings: dict[str, list[str]] | None = None) -> str:
+    """One row of headline tallies per paper (variant and sanity apart), then each paper's findings."""
     out_dir = Path(out_path).parent
+    paper_findings = paper_findings or {}
     rows = []
     for paper, path in paper_claims.items():
-        df = pd.read_csv(path)
-        c = df.verdict.value_counts().to_dict()
+        t = tally(pd.read_csv(path, dtype=str, keep_default_na=False))
+        head = t["headline"]
         rel = os.path.relpath(paper_reports[paper], out_dir)
-        rows.append({"paper": f"[{paper}]({rel})", "claims": len(df), "reproduced": c.get("reproduced", 0),
-                     "not_reproduced": c.get("not_reproduced", 0), "inconclusive": c.get("inconclusive", 0)})
-    text = "# banditrepro replication report\n\n" + to_markdown(pd.DataFrame(rows)) + \
-        "\nEach paper's report lists every claim with what was measured, the threshold and the verdict.\n"
+        rows.append({"paper": f"[{paper}]({rel})", "headline claims": sum(head.values()),
+                     "reproduced": head["reproduced"], "not reproduced": head["not_reproduced"],
+                     "inconclusive": head["inconclusive"],
+                     "variant reproduced": f"{t['variant']['reproduced']}/{sum(t['variant'].values())}",
+                     "sanity reproduced": f"{t['sanity']['reproduced']}/{sum(t['sanity'].values())}"})
+    lines = ["# banditrepro replication report", "", to_markdown(pd.DataFrame(rows)),
+             ("Only headline claims are tallied as reproductions; variant claims (labelled sensitivity variants, "
+              "alternative readings) and sanity claims (true by construction) are counted apart. Each paper's "
+              "report lists every claim with what was measured, the threshold, the verdict and its kind."), ""]
+    for paper in paper_claims:
+        if paper in paper_findings:
+            lines += [f"## {paper}", ""] + [f"- {s}" for s in paper_findings[paper]] + [""]
+    text = "\n".join(lines)
     Path(out_path).write_text(text)
     return text
 

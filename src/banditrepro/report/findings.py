@@ -1,0 +1,129 @@
+"""Findings: the plain sentences that open a paper's report, and the headline tallies.
+
+A paper config's ``findings:`` list holds sentence templates. ``{C1.measured}`` is replaced by the
+built claim's field (``measured``, ``threshold``, ``verdict``, ``statement``, ``figure``, ``kind``);
+``when: {C1: not_reproduced}`` (a verdict or a list of verdicts per claim id) shows a sentence only
+while every condition holds, so a sentence never outlives the numbers it describes. No number is
+written into a sentence by hand. A placeholder or condition naming an unknown claim or field is a
+configuration error, raised when the workflow is planned (``snakemake -n``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+import pandas as pd
+
+KINDS = ("headline", "variant", "sanity")
+VERDICTS = ("reproduced", "not_reproduced", "inconclusive")
+FIELDS = ("measured", "threshold", "verdict", "statement", "figure", "kind")
+# {<claim id>.<field>}: the id may itself contain dots (C4.5), the field is after the last one
+PLACEHOLDER = re.compile(r"\{([^{}\s]+)\.([A-Za-z_]+)\}")
+
+
+class FindingsError(ValueError):
+    """A ``findings:`` entry that cannot be filled from the paper's claims."""
+
+
+def _entries(spec) -> list[dict]:
+    out = []
+    for entry in spec.config.get("findings", []) or []:
+        out.append({"text": entry} if isinstance(entry, str) else dict(entry))
+    return out
+
+
+def _when(entry: dict) -> dict[str, list[str]]:
+    return {cid: [v] if isinstance(v, str) else list(v) for cid, v in (entry.get("when") or {}).items()}
+
+
+def check_findings(spec) -> list[dict]:
+    """The paper's findings entries, each checked against its claim ids; raises FindingsError."""
+    ids = {c["id"] for c in spec.claims}
+    where = f"config/papers/{spec.paper}.yaml: findings"
+    entries = _entries(spec)
+    for i, entry in enumerate(entries):
+        for cid, field in PLACEHOLDER.findall(entry["text"]):
+            if cid not in ids:
+                raise FindingsError(f"{where}[{i}]: placeholder {{{cid}.{field}}} names unknown claim {cid!r}")
+            if field not in FIELDS:
+                raise FindingsError(f"{where}[{i}]: placeholder {{{cid}.{field}}} names unknown field {field!r} "
+                                    f"(one of {', '.join(FIELDS)})")
+        for cid, verdicts in _when(entry).items():
+            if cid not in ids:
+                raise FindingsError(f"{where}[{i}]: 'when' names unknown claim {cid!r}")
+            bad = [v for v in verdicts if v not in VERDICTS]
+            if bad:
+                raise FindingsError(f"{where}[{i}]: 'when' of {cid}: unknown verdict {bad[0]!r} "
+                                    f"(one of {', '.join(VERDICTS)})")
+    return entries
+
+
+def tally(claims: pd.DataFrame) -> dict[str, Counter]:
+    """Verdict counts per kind of claim (a claims table without ``kind`` counts as all headline)."""
+    kinds = claims["kind"] if "kind" in claims else pd.Series(["headline"] * len(claims), dtype=object)
+    out = {k: Counter() for k in KINDS}
+    for kind, verdict in zip(kinds, claims["verdict"]):
+        out.setdefault(kind, Counter())[verdict] += 1
+    return out
+
+
+def verdict_line(claims: pd.DataFrame) -> str:
+    """'Headline claims: 5 reproduced, 3 not reproduced, 1 inconclusive (of 9) · variant: 2/4 reproduced
+    · sanity: 6/6 reproduced'. Only headline claims are tallied in full; the others are listed apart."""
+    t = tally(claims)
+    head = t["headline"]
+    n = sum(head.values())
+    line = (f"Headline claims: {head['reproduced']} reproduced, {head['not_reproduced']} not reproduced, "
+            f"{head['inconclusive']} inconclusive (of {n})")
+    for kind in ("variant", "sanity"):
+        c = t[kind]
+        total = sum(c.values())
+        line += f" · {kind}: {c['reproduced']}/{total} reproduced" if total else f" · {kind}: none"
+    return line
+
+
+def _ids(claims: pd.DataFrame, verdict: str) -> list[str]:
+    kinds = claims["kind"] if "kind" in claims else pd.Series(["headline"] * len(claims))
+    return [cid for cid, k, v in zip(claims["claim_id"], kinds, claims["verdict"]) if k == "headline" and v == verdict]
+
+
+def headline_sentence(claims: pd.DataFrame) -> str:
+    """The automatic first finding: how the headline claims fared, naming those that did not reproduce."""
+    ok, bad, unsure = (_ids(claims, v) for v in VERDICTS)
+    n = len(ok) + len(bad) + len(unsure)
+    if n == 0:
+        return "This paper has no headline claims."
+    parts = [f"{len(ok)} of the paper's {n} headline claims reproduce"]
+    if bad:
+        parts.append(f"{len(bad)} do not ({', '.join(bad)})")
+    if unsure:
+        parts.append(f"{len(unsure)} {'is' if len(unsure) == 1 else 'are'} inconclusive ({', '.join(unsure)})")
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return text + "."
+
+
+def render_findings(spec, claims: pd.DataFrame) -> list[str]:
+    """The findings sentences that hold for these claims: the automatic headline sentence, then every
+    config entry whose ``when`` conditions hold, its placeholders filled from the claims."""
+    entries = check_findings(spec)
+    rows = {str(r["claim_id"]): r for r in claims.to_dict("records")}
+    out = [headline_sentence(claims)]
+    for i, entry in enumerate(entries):
+        conds = _when(entry)
+        if any(cid not in rows or str(rows[cid]["verdict"]) not in allowed for cid, allowed in conds.items()):
+            continue
+
+        def fill(m: re.Match, i=i) -> str:
+            cid, field = m.group(1), m.group(2)
+            if cid not in rows:
+                raise FindingsError(f"config/papers/{spec.paper}.yaml: findings[{i}]: claim {cid!r} is not in "
+                                    "the built claims")
+            value = rows[cid].get(field, "headline" if field == "kind" else "")
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                return ""
+            return str(value).replace("_", " ") if field == "verdict" else str(value)
+
+        out.append(" ".join(PLACEHOLDER.sub(fill, entry["text"]).split()))
+    return out

@@ -1,0 +1,22 @@
+"""Merge a paper's per-figure claims into results/<paper>/claims.csv, in config order."""
+
+from banditrepro import provenance
+from banditrepro.experiments.spec import load_paper
+from banditrepro.report.claims import merge_claims, read_claims, write_claims
+from banditrepro.workflow_io import logged, repo_root
+
+
+def main(snakemake) -> None:
+    with logged(snakemake):
+        w = snakemake.wildcards
+        root = repo_root(snakemake)
+        spec = load_paper(w.paper, snakemake.params.scale, root)
+        claims = merge_claims(spec, [read_claims(p) for p in snakemake.input])
+        write_claims(claims, snakemake.output[0])
+        prov = provenance.record({"claims": spec.claims, "scale": snakemake.params.scale}, snakemake.params.seed,
+                                 root, paper=w.paper)
+        provenance.write_sidecar(snakemake.output[0], prov)
+        print(claims.verdict.value_counts().to_string())
+
+
+main(snakemake)  # noqa: F821 - injected by Snakemake
