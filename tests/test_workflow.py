@@ -2,53 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from banditrepro.experiments.spec import load_paper
+from repo_copy import copy_repo as _copy_repo, run_snakemake as _snakemake
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PAPERS = sorted(p.stem for p in (REPO_ROOT / "config" / "papers").glob("*.yaml"))
-
-
-def _copy_repo(dest: Path) -> Path:
-    """Tracked and untracked-but-not-ignored files (what a fresh clone would hold)."""
-    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=REPO_ROOT,
-                           capture_output=True, check=True).stdout.decode().split("\0")
-    for f in filter(None, files):
-        src = REPO_ROOT / f
-        if src.is_file():
-            (dest / f).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / f)
-    return dest
-
-
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    # ../shared/data must resolve from the copy as it does from the repository
-    root = tmp_path_factory.mktemp("wf")
-    repo = _copy_repo(root / "repo")
-    shared = REPO_ROOT.parent / "shared"
-    if shared.exists():
-        (root / "shared").symlink_to(shared)
-    return repo
-
-
-def _snakemake(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env.pop("BANDITREPRO_DATA_MIRROR", None) if (repo.parent / "shared").exists() else None
-    proc = subprocess.run([*SNAKEMAKE, "--directory", str(repo), "--snakefile", str(repo / "Snakefile"), *args],
-                          capture_output=True, text=True, env=env)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}")
-    return proc
 
 
 DETERMINISM_TARGETS = ["results/satisficing_ucl/fig1/summary.csv", "results/satisficing_ucl/fig3/summary.csv",
