@@ -10,7 +10,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from repo_copy import CHEAP_PAPER, copy_repo, result_bytes, run_snakemake
 
 pytest.importorskip("snakemake_executor_plugin_cluster_generic",

@@ -15,8 +15,14 @@ import time
 from pathlib import Path
 
 import pytest
-
-from repo_copy import CHEAP_PAPER, SNAKEMAKE, copy_repo, result_bytes, run_snakemake, snakemake_env
+from repo_copy import (
+    CHEAP_PAPER,
+    SNAKEMAKE,
+    copy_repo,
+    result_bytes,
+    run_snakemake,
+    snakemake_env,
+)
 
 pytestmark = pytest.mark.slow
 SMOKE = ("--config", "scale=smoke")
@@ -79,7 +85,7 @@ def test_damaged_shard_fails_summarize_naming_the_file(tmp_path, cheap_paper_ref
     if (cheap_paper_reference.parent / "shared").exists():
         (tmp_path / "shared").symlink_to(cheap_paper_reference.parent / "shared")
     summary = repo / "results" / CHEAP_PAPER / "fig1" / "summary.csv"
-    shard = sorted((repo / "results" / CHEAP_PAPER / "shards" / "mean_reward").glob("*.npz"))[0]
+    shard = min((repo / "results" / CHEAP_PAPER / "shards" / "mean_reward").glob("*.npz"))
     data = shard.read_bytes()
     if damage == "truncated":
         shard.write_bytes(data[: len(data) // 2])

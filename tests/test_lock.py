@@ -40,8 +40,8 @@ def test_normalise_leaves_out_comments_provenance_and_wall_clock_columns():
 def test_diff_names_paper_figure_algorithm_t_and_both_values():
     new = SUMMARY.replace("regret,A2_P2,regret,2,2.5,0.2,24", "regret,A2_P2,regret,2,2.75,0.2,24")
     lines = L.diff_rows("results/satisficing_ucl/fig1/summary.csv", SUMMARY, new)
-    assert lines == ["satisficing_ucl, fig1, panel=regret, algorithm=A2_P2, metric=regret, t=2: "
-                     "mean locked 2.5 new 2.75"]
+    assert lines == [("satisficing_ucl, fig1, panel=regret, algorithm=A2_P2, metric=regret, t=2: "
+                      "mean locked 2.5 new 2.75")]
 
 
 def test_diff_names_first_rows_only_and_rows_added_or_removed():
@@ -142,3 +142,20 @@ def test_readme_results_at_a_glance_agrees_with_the_committed_verdicts_file():
     problems = L.glance_disagreements((REPO_ROOT / "README.md").read_text(), rows)
     assert not problems, ("README.md and config/locks/verdicts.paper.csv disagree (regenerate with "
                           f"`snakemake --cores 1 results_at_a_glance`): {problems}")
+
+
+def test_rows_of_figures_not_built_here_are_left_out_of_the_claims_comparison(tmp_path):
+    claims = ("claim_id,figure,measured,verdict\nC1,fig1,0.5,reproduced\n"
+              "C2,fig5,0.9,reproduced\n")
+    files = [_write(tmp_path, "results/p/claims.csv", claims)]
+    lock, content = L.make_lock(tmp_path, "p", "smoke", files, {}, seed=1)
+    L.write_lock(tmp_path, lock, content)
+    stored = L.read_lock(tmp_path, "p", "smoke")
+    no_data = claims.replace("C2,fig5,0.9,reproduced", "C2,fig5,figure not built,inconclusive")
+    _write(tmp_path, "results/p/claims.csv", no_data)
+    assert L.verify_paper(tmp_path, stored, files, not_built_here={"fig5"}) == []
+    assert L.verify_paper(tmp_path, stored, files)[0].rows == [
+        "p, claims, claim_id=C2: measured locked 0.9 new figure not built (and verdict)"]
+    _write(tmp_path, "results/p/claims.csv", no_data.replace("C1,fig1,0.5", "C1,fig1,0.6"))
+    assert L.verify_paper(tmp_path, stored, files, not_built_here={"fig5"})[0].rows == [
+        "p, claims, claim_id=C1: measured locked 0.5 new 0.6"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -69,3 +70,24 @@ def test_invalid_config_value_stops_the_run_naming_it(workdir):
 def test_lint_is_clean(workdir):
     proc = _snakemake(workdir, "--lint", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_smoke_results_match_the_committed_lock(workdir):
+    """`verify` (after the smoke DAGs above, or building what is missing) against config/locks/."""
+    proc = _snakemake(workdir, "--cores", "2", "--config", "scale=smoke", "verify", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"smoke results differ from the committed lock:\n{out[-6000:]}"
+    assert "verify OK at scale smoke" in out
+
+
+@pytest.mark.slow
+def test_changed_seed_fails_verify_naming_a_summary_and_its_first_differing_row(workdir):
+    proc = _snakemake(workdir, "--cores", "2", "--config", "scale=smoke", "seed=1", "papers=[satisficing_ucl]",
+                      "verify", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, f"verify passed with another seed:\n{out[-3000:]}"
+    assert "verify FAILED at scale smoke" in out
+    assert re.search(r"results/satisficing_ucl/\w+/summary\.csv: differs", out), out[-4000:]
+    assert re.search(r"satisficing_ucl, \w+, panel=\w+, algorithm=\w+, metric=\w+, t=\d+: \w+ locked \S+ new \S+",
+                     out), out[-4000:]

@@ -247,11 +247,25 @@ def diff_rows(path: str, locked_text: str, new_text: str, limit: int = ROWS_SHOW
     return lines
 
 
-def verify_paper(root: Path | str, lock: dict, files: list[str]) -> list[FileDiff]:
-    """Compare the built ``files`` of one paper with its lock; locked files not built here are reported by
-    the caller (they depend on data this machine lacks)."""
+def without_figures(text: str, figures: set[str]) -> str:
+    """CSV text without the rows of ``figures`` (files with a ``figure`` column, e.g. claims.csv)."""
+    rows = read_rows(text)
+    if not figures or not rows or "figure" not in rows[0]:
+        return text
+    j = rows[0].index("figure")
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([rows[0]] + [r for r in rows[1:] if r[j] not in figures])
+    return out.getvalue()
+
+
+def verify_paper(root: Path | str, lock: dict, files: list[str], not_built_here: set[str] = frozenset()
+                 ) -> list[FileDiff]:
+    """Compare the built ``files`` of one paper with its lock. Locked files not built here are reported by
+    the caller (they need data this machine lacks); rows of such figures in files with a ``figure`` column
+    (claims.csv) are left out on both sides."""
     root = Path(root)
     content = read_content(root, lock)
+    skip = set(not_built_here) - set(lock.get("not_built", {}))
     diffs = []
     locked = lock["files"]
     for rel in sorted(set(files) | set(locked)):
@@ -267,11 +281,12 @@ def verify_paper(root: Path | str, lock: dict, files: list[str]) -> list[FileDif
         text = normalise(path.read_text())
         if sha256(text) == locked[rel]["sha256"]:
             continue
-        if rel in content:
-            rows = diff_rows(rel, content[rel], text)
-        else:
-            rows = ["(the lock keeps no content for this file: rows cannot be named)"]
-        diffs.append(FileDiff(rel, "differs", rows))
+        if rel not in content:
+            diffs.append(FileDiff(rel, "differs", ["(the lock keeps no content for this file: rows cannot be named)"]))
+            continue
+        old, new = without_figures(content[rel], skip), without_figures(text, skip)
+        if old != new:
+            diffs.append(FileDiff(rel, "differs", diff_rows(rel, old, new)))
     return diffs
 
 
@@ -304,7 +319,7 @@ def measured_agrees(locked: str, new: str) -> bool:
     for a, b in zip(_NUMBER.findall(locked), _NUMBER.findall(new)):
         x, y = float(a), float(b)
         if math.isnan(x) or math.isnan(y) or math.isinf(x) or math.isinf(y):
-            if not (a.lower() == b.lower()):
+            if a.lower() != b.lower():
                 return False
         elif abs(x - y) > _tolerance(a, x):
             return False

@@ -8,7 +8,13 @@ import json
 import sys
 from pathlib import Path
 
-from banditrepro.lock import first_finding, glance_table, read_verdicts, readme_findings, replace_glance
+from banditrepro.lock import (
+    first_finding,
+    glance_table,
+    read_verdicts,
+    readme_findings,
+    replace_glance,
+)
 
 
 def paper_scale_finding(root: Path, paper: str) -> str | None:

@@ -4,8 +4,15 @@ scale, claims with config/locks/verdicts.paper.csv). Exits 1 naming every differ
 import sys
 from pathlib import Path
 
-from banditrepro.lock import (MEASURED_REL_TOL, VERDICTS_FILE, read_lock, read_verdicts, verify_paper,
-                              verify_verdicts, version_differences)
+from banditrepro.lock import (
+    MEASURED_REL_TOL,
+    VERDICTS_FILE,
+    read_lock,
+    read_verdicts,
+    verify_paper,
+    verify_verdicts,
+    version_differences,
+)
 
 
 def main(smk) -> int:
@@ -14,7 +21,7 @@ def main(smk) -> int:
     problems, notes, version_notes = [], [], {}
     for paper, files in smk.params.files.items():
         lock = read_lock(root, paper, scale)
-        for diff in verify_paper(root, lock, files):
+        for diff in verify_paper(root, lock, files, set(smk.params.not_built[paper])):
             problems.append(f"{diff.path}: {diff.problem}")
             problems += [f"    {row}" for row in diff.rows]
         for fig, why in lock.get("not_built", {}).items():
