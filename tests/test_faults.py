@@ -24,6 +24,8 @@ from repo_copy import (
     snakemake_env,
 )
 
+from banditrepro.shards import read_shard
+
 pytestmark = pytest.mark.slow
 SMOKE = ("--config", "scale=smoke")
 PAPER_CMD = ("--cores", "2", CHEAP_PAPER, *SMOKE)
@@ -69,7 +71,8 @@ def test_sigterm_mid_simulation_resumes_byte_identical(tmp_path, cheap_paper_ref
     os.killpg(proc.pid, signal.SIGTERM)
     out, _ = proc.communicate(timeout=300)
     assert proc.returncode != 0, f"the build ended normally before SIGTERM could stop it:\n{out[-3000:]}"
-    assert not shard.exists(), f"{shard} was being simulated when SIGTERM came but exists after it"
+    if shard.exists():  # the job finished in the instant before the signal: then the shard is whole
+        read_shard(shard)
     assert not (repo / "results" / CHEAP_PAPER / "report.md").exists()
 
     run_snakemake(repo, *PAPER_CMD)  # the documented resume: the same command again

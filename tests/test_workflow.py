@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from repo_copy import copy_repo as _copy_repo
+from repo_copy import run_snakemake as _snakemake
 
 from banditrepro.experiments.spec import load_paper
-from repo_copy import copy_repo as _copy_repo, run_snakemake as _snakemake
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PAPERS = sorted(p.stem for p in (REPO_ROOT / "config" / "papers").glob("*.yaml"))
@@ -75,7 +76,7 @@ def test_lint_is_clean(workdir):
 @pytest.mark.slow
 def test_smoke_results_match_the_committed_lock(workdir):
     """`verify` (after the smoke DAGs above, or building what is missing) against config/locks/."""
-    proc = _snakemake(workdir, "--cores", "2", "--config", "scale=smoke", "verify", check=False)
+    proc = _snakemake(workdir, "--cores", "2", "verify", "--config", "scale=smoke", check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"smoke results differ from the committed lock:\n{out[-6000:]}"
     assert "verify OK at scale smoke" in out
@@ -83,8 +84,8 @@ def test_smoke_results_match_the_committed_lock(workdir):
 
 @pytest.mark.slow
 def test_changed_seed_fails_verify_naming_a_summary_and_its_first_differing_row(workdir):
-    proc = _snakemake(workdir, "--cores", "2", "--config", "scale=smoke", "seed=1", "papers=[satisficing_ucl]",
-                      "verify", check=False)
+    proc = _snakemake(workdir, "--cores", "2", "verify", "--config", "scale=smoke", "seed=1",
+                      "papers=[satisficing_ucl]", check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, f"verify passed with another seed:\n{out[-3000:]}"
     assert "verify FAILED at scale smoke" in out

@@ -137,7 +137,7 @@ def make_lock(root: Path | str, paper: str, scale: str, files: list[str], not_bu
         "versions": installed_versions(),
         "files": entries,
         "not_built": dict(sorted(not_built.items())),
-        "refresh": f"snakemake --cores 2 --config scale={scale} lock",
+        "refresh": f"snakemake --cores 2 lock --config scale={scale}",
     }
     return lock, content
 

@@ -1,6 +1,6 @@
 # The committed results lock (config/locks/; library: banditrepro.lock; user doc: README "Reproducibility checks").
-#   snakemake --cores 2 --config scale=smoke lock      rewrite the smoke locks after an intended change
-#   snakemake --cores 2 --config scale=smoke verify    build what is missing, compare with the locks
+#   snakemake --cores 2 lock --config scale=smoke      rewrite the smoke locks after an intended change
+#   snakemake --cores 2 verify --config scale=smoke    build what is missing, compare with the locks
 #   snakemake --cores 1 results_at_a_glance            README table from config/locks/verdicts.paper.csv
 # At paper scale `lock` also rewrites the configured papers' rows of config/locks/verdicts.paper.csv, and
 # `verify` also compares claims with them.

@@ -40,14 +40,14 @@ def main(smk) -> int:
     lines = []
     if not checked:
         problems.append(f"nothing to verify: no lock at scale {scale} for {', '.join(smk.params.papers)} "
-                        f"(make one with `snakemake --cores 2 --config scale={scale} lock`)")
+                        f"(make one with `snakemake --cores 2 lock --config scale={scale}`)")
     if problems:
         lines.append(f"verify FAILED at scale {scale}: results differ from the committed lock")
         lines += problems
         if version_notes:
             lines.append("installed versions differ from the lock's (a likely cause): "
                          + "; ".join(version_notes))
-        lines.append(f"If the change is intended: `snakemake --cores 2 --config scale={scale} lock` "
+        lines.append(f"If the change is intended: `snakemake --cores 2 lock --config scale={scale}` "
                      "and commit config/locks/ with it.")
     else:
         what = [f"{p} ({len(f)} files)" for p, f in smk.params.files.items()]
