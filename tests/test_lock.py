@@ -159,3 +159,31 @@ def test_rows_of_figures_not_built_here_are_left_out_of_the_claims_comparison(tm
     _write(tmp_path, "results/p/claims.csv", no_data.replace("C1,fig1,0.5", "C1,fig1,0.6"))
     assert L.verify_paper(tmp_path, stored, files, not_built_here={"fig5"})[0].rows == [
         "p, claims, claim_id=C1: measured locked 0.5 new 0.6"]
+
+
+def test_measured_time_figures_are_those_replaying_the_forest_timings():
+    from banditrepro.experiments.spec import load_paper
+
+    spec = load_paper("censored_resources", "smoke", REPO_ROOT)
+    found = L.measured_time_figures(spec, list(spec.figures))
+    assert set(found) == {"fig5"}
+    files = ["results/censored_resources/fig5/summary.csv", "results/censored_resources/fig4/summary.csv",
+             "results/censored_resources/tables/table_ames.csv", "results/censored_resources/tables/table_s51.csv",
+             "results/censored_resources/claims.csv"]
+    assert L.measured_time_files("censored_resources", spec, found, files) == [
+        "results/censored_resources/fig5/summary.csv", "results/censored_resources/tables/table_ames.csv"]
+    ucl = load_paper("satisficing_ucl", "smoke", REPO_ROOT)
+    assert L.measured_time_figures(ucl, list(ucl.figures)) == {}
+
+
+def test_claims_rows_of_measured_time_figures_are_not_locked(tmp_path):
+    claims = "claim_id,figure,measured,verdict\nC1,fig1,0.5,reproduced\nC5,fig5,0.061,reproduced\n"
+    files = [_write(tmp_path, "results/p/claims.csv", claims)]
+    lock, content = L.make_lock(tmp_path, "p", "smoke", files, {}, seed=1, measured_time={"fig5": "timings"})
+    L.write_lock(tmp_path, lock, content)
+    stored = L.read_lock(tmp_path, "p", "smoke")
+    assert "C5" not in content["results/p/claims.csv"]
+    _write(tmp_path, "results/p/claims.csv", claims.replace("0.061,reproduced", "0.072,inconclusive"))
+    assert L.verify_paper(tmp_path, stored, files) == []
+    _write(tmp_path, "results/p/claims.csv", claims.replace("C1,fig1,0.5", "C1,fig1,0.4"))
+    assert L.verify_paper(tmp_path, stored, files)[0].rows == ["p, claims, claim_id=C1: measured locked 0.5 new 0.4"]

@@ -42,6 +42,11 @@ PROVENANCE_COLUMNS = frozenset({"git_commit", "commit", "package_version", "prov
 #: headers of wall-clock measurements (seconds): they differ between any two runs
 WALL_CLOCK_HEADER = re.compile(r"\(s\)\s*$")
 MASK = "<not locked>"
+#: Files the build writes that hold wall-clock measurements replayed as data. A figure whose experiments
+#: require one changes with machine load (censored_resources' AmesHousing bandits replay the forest
+#: training seconds as resource consumption), so no two builds agree bit for bit: the lock records such
+#: figures (and the tables built from them) as measured-time results and `verify` does not compare them.
+MEASURED_TIME_INPUTS = ("results/censored_resources/forest/",)
 #: rows named per differing file in a mismatch message
 ROWS_SHOWN = 3
 #: compressed content above this size is not stored (the lock keeps the hashes; rows cannot be named)
@@ -117,16 +122,39 @@ def where(path: str) -> tuple[str, str]:
     return paper, Path(path).stem
 
 
+def measured_time_figures(spec, figures: list[str]) -> dict[str, str]:
+    """{figure: why} for the ``figures`` of a paper spec whose experiments replay wall-clock measurements."""
+    found = {}
+    for fig in figures:
+        for exp in spec.figure_experiments(fig):
+            for req in spec.experiments[exp].requires:
+                if str(req).startswith(MEASURED_TIME_INPUTS):
+                    found[fig] = f"replays wall-clock measurements ({req}); differs between any two builds"
+    return found
+
+
+def measured_time_files(paper: str, spec, figures: dict[str, str], files: list[str]) -> list[str]:
+    """Of ``files``, the curves of measured-time ``figures`` and the tables built from them."""
+    tables = {t for t, tspec in spec.tables.items() if set(tspec.get("figures", [])) & set(figures)}
+    out = []
+    for rel in files:
+        parts = Path(rel).parts
+        if len(parts) == 4 and parts[2] in figures or len(parts) == 4 and parts[2] == "tables" and Path(parts[3]).stem in tables:
+            out.append(rel)
+    return out
+
+
 # ------------------------------------------------------------------------------------------- writing
 
 
 def make_lock(root: Path | str, paper: str, scale: str, files: list[str], not_built: dict[str, str],
-              seed: int) -> tuple[dict, dict[str, str]]:
-    """The lock record and the normalised content of each file (paths relative to ``root``)."""
+              seed: int, measured_time: dict[str, str] | None = None) -> tuple[dict, dict[str, str]]:
+    """The lock record and the normalised content of each file (paths relative to ``root``); rows of
+    ``measured_time`` figures are left out of files with a ``figure`` column (claims.csv)."""
     root = Path(root)
     content, entries = {}, {}
     for rel in sorted(files):
-        text = normalise((root / rel).read_text())
+        text = without_figures(normalise((root / rel).read_text()), set(measured_time or {}))
         content[rel] = text
         entries[rel] = {"sha256": sha256(text), "rows": max(text.count("\n") - 1, 0),
                         "not_locked_columns": masked_columns(text)}
@@ -137,6 +165,7 @@ def make_lock(root: Path | str, paper: str, scale: str, files: list[str], not_bu
         "versions": installed_versions(),
         "files": entries,
         "not_built": dict(sorted(not_built.items())),
+        "measured_time": dict(sorted((measured_time or {}).items())),
         "refresh": f"snakemake --cores 2 lock --config scale={scale}",
     }
     return lock, content
@@ -260,31 +289,32 @@ def without_figures(text: str, figures: set[str]) -> str:
 
 def verify_paper(root: Path | str, lock: dict, files: list[str], not_built_here: set[str] = frozenset()
                  ) -> list[FileDiff]:
-    """Compare the built ``files`` of one paper with its lock. Locked files not built here are reported by
-    the caller (they need data this machine lacks); rows of such figures in files with a ``figure`` column
-    (claims.csv) are left out on both sides."""
+    """Compare the built ``files`` of one paper with its lock. Figures built on only one of the two machines
+    (data available here or there) are left out on both sides: their files, and their rows in files with a
+    ``figure`` column (claims.csv); the caller names them."""
     root = Path(root)
     content = read_content(root, lock)
-    skip = set(not_built_here) - set(lock.get("not_built", {}))
+    one_sided = set(not_built_here) ^ set(lock.get("not_built", {}))
+    drop = one_sided | set(lock.get("measured_time", {}))
     diffs = []
     locked = lock["files"]
     for rel in sorted(set(files) | set(locked)):
+        if rel not in files or where(rel)[1] in one_sided:
+            continue
         if rel not in locked:
             diffs.append(FileDiff(rel, "not in lock"))
-            continue
-        if rel not in files:
             continue
         path = root / rel
         if not path.exists():
             diffs.append(FileDiff(rel, "missing"))
             continue
-        text = normalise(path.read_text())
+        text = without_figures(normalise(path.read_text()), set(lock.get("measured_time", {})))
         if sha256(text) == locked[rel]["sha256"]:
             continue
         if rel not in content:
             diffs.append(FileDiff(rel, "differs", ["(the lock keeps no content for this file: rows cannot be named)"]))
             continue
-        old, new = without_figures(content[rel], skip), without_figures(text, skip)
+        old, new = without_figures(content[rel], drop), without_figures(text, drop)
         if old != new:
             diffs.append(FileDiff(rel, "differs", diff_rows(rel, old, new)))
     return diffs

@@ -13,6 +13,7 @@ rule lock:
     params:
         files={p: locked_outputs(p) for p in available_papers()},
         not_built={p: figure_availability(p)[1] for p in available_papers()},
+        measured_time={p: measured_time(p) for p in available_papers()},
         papers=config["papers"],
         scale=config["scale"],
         seed=config["seed"],
@@ -33,6 +34,7 @@ rule verify:
     params:
         files={p: locked_outputs(p) for p in locked_papers()},
         not_built={p: figure_availability(p)[1] for p in locked_papers()},
+        measured_time={p: measured_time(p) for p in locked_papers()},
         verdict_papers=verdict_papers(),
         papers=available_papers(),
         scale=config["scale"],

@@ -12,11 +12,11 @@ def main(smk) -> int:
     lines = []
     for paper, files in smk.params.files.items():
         lock, content = make_lock(root, paper, smk.params.scale, files, dict(smk.params.not_built[paper]),
-                                  smk.params.seed)
+                                  smk.params.seed, dict(smk.params.measured_time[paper]))
         written = write_lock(root, lock, content)
         sizes = ", ".join(f"{p.relative_to(root)} ({p.stat().st_size} bytes)" for p in written)
         lines.append(f"{paper}: {len(files)} files locked -> {sizes}")
-        for fig, why in lock["not_built"].items():
+        for fig, why in {**lock["not_built"], **lock["measured_time"]}.items():
             lines.append(f"  not locked: {fig} ({why})")
     if smk.params.scale == "paper":
         claims = {p: root / "results" / p / "claims.csv" for p in smk.params.files}

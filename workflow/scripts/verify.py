@@ -26,9 +26,14 @@ def main(smk) -> int:
             problems += [f"    {row}" for row in diff.rows]
         for fig, why in lock.get("not_built", {}).items():
             if fig not in smk.params.not_built[paper]:
-                problems.append(f"{paper} {fig}: built here but not where the lock was made ({why})")
+                notes.append(f"{paper} {fig}: not checked, built here but not where the lock was made ({why})")
         for fig, why in smk.params.not_built[paper].items():
             notes.append(f"{paper} {fig}: not checked, not built on this machine: {why}")
+        for fig, why in smk.params.measured_time[paper].items():
+            notes.append(f"{paper} {fig}: not checked, {why}")
+        if set(lock.get("measured_time", {})) != set(smk.params.measured_time[paper]):
+            problems.append(f"{paper}: measured-time figures {sorted(smk.params.measured_time[paper])} differ "
+                            f"from the lock's {sorted(lock.get('measured_time', {}))} (the lock is stale)")
         for line in version_differences(lock["versions"]):
             version_notes.setdefault(line, []).append(paper)
     verdict_rows = read_verdicts(root / VERDICTS_FILE)
