@@ -14,6 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from repo_copy import (
     CHEAP_PAPER,
@@ -24,9 +25,8 @@ from repo_copy import (
     snakemake_env,
 )
 
-from banditrepro.shards import read_shard
+from banditrepro.shards import ShardError, load_shards, read_shard
 
-pytestmark = pytest.mark.slow
 SMOKE = ("--config", "scale=smoke")
 PAPER_CMD = ("--cores", "2", CHEAP_PAPER, *SMOKE)
 
@@ -64,6 +64,7 @@ def _differences(a: dict[str, bytes], b: dict[str, bytes]) -> list[str]:
     return sorted(p for p in set(a) | set(b) if a.get(p) != b.get(p))
 
 
+@pytest.mark.slow
 def test_sigterm_mid_simulation_resumes_byte_identical(tmp_path, cheap_paper_reference):
     repo = copy_repo(tmp_path / "repo")
     proc = _start(repo, *PAPER_CMD)
@@ -81,6 +82,7 @@ def test_sigterm_mid_simulation_resumes_byte_identical(tmp_path, cheap_paper_ref
     assert not _differences(resumed, reference), f"resumed build differs: {_differences(resumed, reference)[:10]}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "corrupted"])
 def test_damaged_shard_fails_summarize_naming_the_file(tmp_path, cheap_paper_reference, damage):
     repo = tmp_path / "repo"
@@ -106,6 +108,7 @@ def test_damaged_shard_fails_summarize_naming_the_file(tmp_path, cheap_paper_ref
     assert not summary.exists(), "a summary.csv was written from a damaged shard"
 
 
+@pytest.mark.slow
 def test_second_snakemake_in_the_same_directory_stops_and_damages_nothing(tmp_path, cheap_paper_reference):
     repo = copy_repo(tmp_path / "repo")
     first = _start(repo, *PAPER_CMD)
@@ -118,3 +121,24 @@ def test_second_snakemake_in_the_same_directory_stops_and_damages_nothing(tmp_pa
     assert first.returncode == 0, f"the first build was damaged by the second:\n{first_out[-4000:]}"
     built, reference = result_bytes(repo, CHEAP_PAPER), result_bytes(cheap_paper_reference, CHEAP_PAPER)
     assert not _differences(built, reference), f"outputs differ: {_differences(built, reference)[:10]}"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "corrupted", "empty", "not a shard"])
+def test_load_shards_names_a_damaged_file(tmp_path, damage):
+    good, bad = tmp_path / "r000000-000002.npz", tmp_path / "r000002-000004.npz"
+    for path, (a, b) in ((good, (0, 2)), (bad, (2, 4))):
+        np.savez_compressed(path, replications=np.array([a, b]), **{"A/checkpoints": np.arange(50),
+                                                                     "A/curve/regret": np.ones((2, 50))})
+    data = bad.read_bytes()
+    if damage == "truncated":
+        bad.write_bytes(data[: len(data) // 2])
+    elif damage == "corrupted":
+        middle = len(data) // 2
+        bad.write_bytes(data[:middle] + bytes(b ^ 0xFF for b in data[middle:middle + 16]) + data[middle + 16:])
+    elif damage == "empty":
+        bad.write_bytes(b"")
+    else:
+        np.savez_compressed(bad, something=np.ones(3))
+    assert load_shards([good])["A"].curves["regret"].shape == (2, 50)
+    with pytest.raises(ShardError, match=str(bad)):
+        load_shards([good, bad])
