@@ -3,6 +3,7 @@
 #   snakemake --cores 2 satisficing_ucl         one paper
 #   snakemake --cores 2 --config scale=smoke    quick run with few replications
 #   snakemake --cores 2 datasets                fetch, verify and preprocess the data sets
+#   snakemake --cores 2 verify --config scale=smoke   compare results with the committed lock (config/locks/)
 from pathlib import Path
 
 from snakemake.utils import min_version, validate
@@ -35,6 +36,8 @@ for _extra in paper_rule_files():
 
 
 include: "workflow/rules/targets.smk"
+include: "workflow/rules/lock_common.smk"
+include: "workflow/rules/lock.smk"
 
 
 rule all:

@@ -2,53 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from repo_copy import copy_repo as _copy_repo
+from repo_copy import run_snakemake as _snakemake
 
 from banditrepro.experiments.spec import load_paper
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PAPERS = sorted(p.stem for p in (REPO_ROOT / "config" / "papers").glob("*.yaml"))
-
-
-def _copy_repo(dest: Path) -> Path:
-    """Tracked and untracked-but-not-ignored files (what a fresh clone would hold)."""
-    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=REPO_ROOT,
-                           capture_output=True, check=True).stdout.decode().split("\0")
-    for f in filter(None, files):
-        src = REPO_ROOT / f
-        if src.is_file():
-            (dest / f).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / f)
-    return dest
-
-
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    # ../shared/data must resolve from the copy as it does from the repository
-    root = tmp_path_factory.mktemp("wf")
-    repo = _copy_repo(root / "repo")
-    shared = REPO_ROOT.parent / "shared"
-    if shared.exists():
-        (root / "shared").symlink_to(shared)
-    return repo
-
-
-def _snakemake(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env.pop("BANDITREPRO_DATA_MIRROR", None) if (repo.parent / "shared").exists() else None
-    proc = subprocess.run([*SNAKEMAKE, "--directory", str(repo), "--snakefile", str(repo / "Snakefile"), *args],
-                          capture_output=True, text=True, env=env)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}")
-    return proc
 
 
 DETERMINISM_TARGETS = ["results/satisficing_ucl/fig1/summary.csv", "results/satisficing_ucl/fig3/summary.csv",
@@ -106,3 +71,24 @@ def test_invalid_config_value_stops_the_run_naming_it(workdir):
 def test_lint_is_clean(workdir):
     proc = _snakemake(workdir, "--lint", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_smoke_results_match_the_committed_lock(workdir):
+    """`verify` (after the smoke DAGs above, or building what is missing) against config/locks/."""
+    proc = _snakemake(workdir, "--cores", "2", "verify", "--config", "scale=smoke", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"smoke results differ from the committed lock:\n{out[-6000:]}"
+    assert "verify OK at scale smoke" in out
+
+
+@pytest.mark.slow
+def test_changed_seed_fails_verify_naming_a_summary_and_its_first_differing_row(workdir):
+    proc = _snakemake(workdir, "--cores", "2", "verify", "--config", "scale=smoke", "seed=1",
+                      "papers=[satisficing_ucl]", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, f"verify passed with another seed:\n{out[-3000:]}"
+    assert "verify FAILED at scale smoke" in out
+    assert re.search(r"results/satisficing_ucl/\w+/summary\.csv: differs", out), out[-4000:]
+    assert re.search(r"satisficing_ucl, \w+, panel=\w+, algorithm=\w+, metric=\w+, t=\d+: \w+ locked \S+ new \S+",
+                     out), out[-4000:]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -36,12 +38,29 @@ def save_shard(path: Path | str, results: dict[str, SimulationOutput], start: in
     tmp.replace(path)
 
 
+class ShardError(ValueError):
+    """A shard file that cannot be read: truncated, corrupted or not a shard."""
+
+
+def read_shard(path: Path | str) -> dict[str, np.ndarray]:
+    """Every array of one shard; a truncated or corrupted file raises ShardError naming it."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
+        raise ShardError(f"shard {path} is truncated or corrupted ({type(exc).__name__}: {exc}); "
+                         f"delete it and rerun to simulate it again") from exc
+    if "replications" not in arrays:
+        raise ShardError(f"shard {path} is not a banditrepro shard (no 'replications' array); "
+                         f"delete it and rerun")
+    return arrays
+
+
 def load_shards(paths: list[Path | str]) -> dict[str, SimulationOutput]:
     """Concatenate shards (sorted by first replication) into one SimulationOutput per algorithm."""
-    loaded = []
-    for p in paths:
-        with np.load(p, allow_pickle=False) as z:
-            loaded.append({k: z[k] for k in z.files})
+    if not paths:
+        raise ShardError("no shard files given")
+    loaded = [read_shard(p) for p in paths]
     loaded.sort(key=lambda d: int(d["replications"][0]))
     expected = 0
     for d in loaded:

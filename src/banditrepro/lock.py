@@ -1,0 +1,503 @@
+"""The committed results lock: what `snakemake lock` records and `snakemake verify` checks.
+
+One lock per paper and scale, ``config/locks/<paper>.<scale>.lock.json``: the sha256 of every locked result
+CSV (each figure's summary.csv and reference.csv, each table CSV, claims.csv) after normalisation, the
+package versions it was made with, and the figures that were not built where it was made. Beside it,
+``<paper>.<scale>.content.json.gz`` keeps the normalised CSV text itself (gzip, no timestamp) so that a
+mismatch can name the first differing rows with their locked and new values.
+
+Normalisation leaves out what is not a result: comment lines (``#``), provenance-only columns (git commit,
+package version) and wall-clock measurements (columns whose header ends in ``(s)``, e.g. the forest
+training times of censored_resources' forest_cost table). The provenance sidecars (``*.provenance.json``)
+are never locked.
+
+Paper scale adds ``config/locks/verdicts.paper.csv``: paper, claim_id, kind, measured and verdict of the
+last paper-scale build. `verify` at paper scale compares verdicts and kinds exactly and every number in
+``measured`` within :data:`MEASURED_REL_TOL` (relative) or one unit of its last printed digit, whichever is
+larger, the text around the numbers exactly.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import math
+import platform
+import re
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+LOCK_DIR = Path("config") / "locks"
+VERDICTS_FILE = LOCK_DIR / "verdicts.paper.csv"
+VERDICT_COLUMNS = ["paper", "claim_id", "kind", "measured", "verdict"]
+VERSIONED_PACKAGES = ("numpy", "numba", "scipy", "scikit-learn", "snakemake", "banditrepro")
+#: relative tolerance of the numbers in claims' ``measured`` text at paper scale (verdicts compare exactly)
+MEASURED_REL_TOL = 1e-3
+#: columns that record where or with what a result was made, not the result
+PROVENANCE_COLUMNS = frozenset({"git_commit", "commit", "package_version", "provenance", "hostname"})
+#: headers of wall-clock measurements (seconds): they differ between any two runs
+WALL_CLOCK_HEADER = re.compile(r"\(s\)\s*$")
+MASK = "<not locked>"
+#: Files the build writes that hold wall-clock measurements replayed as data. A figure whose experiments
+#: require one changes with machine load (censored_resources' AmesHousing bandits replay the forest
+#: training seconds as resource consumption), so no two builds agree bit for bit: the lock records such
+#: figures (and the tables built from them) as measured-time results and `verify` does not compare them.
+MEASURED_TIME_INPUTS = ("results/censored_resources/forest/",)
+#: rows named per differing file in a mismatch message
+ROWS_SHOWN = 3
+#: compressed content above this size is not stored (the lock keeps the hashes; rows cannot be named)
+MAX_CONTENT_BYTES = 4_000_000
+
+# Key columns that identify a row, per kind of result file (the first that fits is used).
+ROW_KEYS = (
+    ("panel", "algorithm", "metric", "t"),  # summary.csv
+    ("panel", "curve", "metric", "t"),  # reference.csv
+    ("claim_id",),  # claims.csv
+)
+
+
+def lock_path(root: Path | str, paper: str, scale: str) -> Path:
+    return Path(root) / LOCK_DIR / f"{paper}.{scale}.lock.json"
+
+
+def content_path(root: Path | str, paper: str, scale: str) -> Path:
+    return Path(root) / LOCK_DIR / f"{paper}.{scale}.content.json.gz"
+
+
+def installed_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in VERSIONED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+# --------------------------------------------------------------------------------------------- content
+
+
+def read_rows(text: str) -> list[list[str]]:
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    return [row for row in csv.reader(lines)]
+
+
+def normalise(text: str) -> str:
+    """CSV text without comment lines, provenance-only columns and wall-clock measurements."""
+    rows = read_rows(text)
+    if not rows:
+        return ""
+    masked = {i for i, name in enumerate(rows[0])
+              if name.strip().lower() in PROVENANCE_COLUMNS or WALL_CLOCK_HEADER.search(name)}
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(rows[0])
+    for row in rows[1:]:
+        writer.writerow([MASK if i in masked else v for i, v in enumerate(row)])
+    return out.getvalue()
+
+
+def masked_columns(text: str) -> list[str]:
+    rows = read_rows(text)
+    return [name for name in (rows[0] if rows else [])
+            if name.strip().lower() in PROVENANCE_COLUMNS or WALL_CLOCK_HEADER.search(name)]
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def where(path: str) -> tuple[str, str]:
+    """(paper, figure or table) of a result path ``results/<paper>/...``."""
+    parts = Path(path).parts
+    paper = parts[1] if len(parts) > 1 else "?"
+    if len(parts) >= 4 and parts[2] == "tables":
+        return paper, f"table {Path(parts[3]).stem}"
+    if len(parts) >= 4:
+        return paper, parts[2]
+    return paper, Path(path).stem
+
+
+def measured_time_figures(spec, figures: list[str]) -> dict[str, str]:
+    """{figure: why} for the ``figures`` of a paper spec whose experiments replay wall-clock measurements."""
+    found = {}
+    for fig in figures:
+        for exp in spec.figure_experiments(fig):
+            for req in spec.experiments[exp].requires:
+                if str(req).startswith(MEASURED_TIME_INPUTS):
+                    found[fig] = f"replays wall-clock measurements ({req}); differs between any two builds"
+    return found
+
+
+def measured_time_files(paper: str, spec, figures: dict[str, str], files: list[str]) -> list[str]:
+    """Of ``files``, the curves of measured-time ``figures`` and the tables built from them."""
+    tables = {t for t, tspec in spec.tables.items() if set(tspec.get("figures", [])) & set(figures)}
+    out = []
+    for rel in files:
+        parts = Path(rel).parts
+        if len(parts) == 4 and parts[2] in figures or len(parts) == 4 and parts[2] == "tables" and Path(parts[3]).stem in tables:
+            out.append(rel)
+    return out
+
+
+# ------------------------------------------------------------------------------------------- writing
+
+
+def make_lock(root: Path | str, paper: str, scale: str, files: list[str], not_built: dict[str, str],
+              seed: int, measured_time: dict[str, str] | None = None) -> tuple[dict, dict[str, str]]:
+    """The lock record and the normalised content of each file (paths relative to ``root``); rows of
+    ``measured_time`` figures are left out of files with a ``figure`` column (claims.csv)."""
+    root = Path(root)
+    content, entries = {}, {}
+    for rel in sorted(files):
+        text = without_figures(normalise((root / rel).read_text()), set(measured_time or {}))
+        content[rel] = text
+        entries[rel] = {"sha256": sha256(text), "rows": max(text.count("\n") - 1, 0),
+                        "not_locked_columns": masked_columns(text)}
+    lock = {
+        "paper": paper,
+        "scale": scale,
+        "seed": int(seed),
+        "versions": installed_versions(),
+        "files": entries,
+        "not_built": dict(sorted(not_built.items())),
+        "measured_time": dict(sorted((measured_time or {}).items())),
+        "refresh": f"snakemake --cores 2 lock --config scale={scale}",
+    }
+    return lock, content
+
+
+def write_lock(root: Path | str, lock: dict, content: dict[str, str]) -> list[Path]:
+    """Write the lock and its content (byte-stable: sorted keys, gzip without a timestamp)."""
+    path = lock_path(root, lock["paper"], lock["scale"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
+        gz.write(payload)
+    cpath = content_path(root, lock["paper"], lock["scale"])
+    if len(buf.getvalue()) <= MAX_CONTENT_BYTES:
+        cpath.write_bytes(buf.getvalue())
+        lock["content"] = cpath.name
+    else:
+        cpath.unlink(missing_ok=True)
+        lock["content"] = None
+    path.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    return [path] + ([cpath] if lock["content"] else [])
+
+
+def read_lock(root: Path | str, paper: str, scale: str) -> dict | None:
+    path = lock_path(root, paper, scale)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def read_content(root: Path | str, lock: dict) -> dict[str, str]:
+    if not lock.get("content"):
+        return {}
+    path = Path(root) / LOCK_DIR / lock["content"]
+    return json.loads(gzip.decompress(path.read_bytes())) if path.exists() else {}
+
+
+# --------------------------------------------------------------------------------------------- diffs
+
+
+@dataclass
+class FileDiff:
+    path: str
+    problem: str  # "differs", "missing", "not in lock"
+    rows: list[str] = field(default_factory=list)
+
+
+def _row_key(header: list[str]) -> list[int] | None:
+    for key in ROW_KEYS:
+        if set(key) <= set(header):
+            return [header.index(k) for k in key]
+    return None
+
+
+def _describe(path: str, header: list[str], row: list[str]) -> str:
+    paper, figure = where(path)
+    named = dict(zip(header, row))
+    parts = [paper, figure]
+    for col in ("panel", "algorithm", "curve", "metric", "claim_id"):
+        if named.get(col):
+            parts.append(f"{col}={named[col]}")
+    if "t" in named:
+        parts.append(f"t={named['t']}")
+    if len(parts) == 2 and header:  # a table: its first column names the row
+        parts.append(f"{header[0]}={row[0] if row else ''}")
+    return ", ".join(parts)
+
+
+def diff_rows(path: str, locked_text: str, new_text: str, limit: int = ROWS_SHOWN) -> list[str]:
+    """Up to ``limit`` lines naming the first differing rows: where, column, locked value, new value."""
+    old, new = read_rows(locked_text), read_rows(new_text)
+    if not old or not new:
+        return [f"{'locked' if not old else 'new'} file is empty"]
+    if old[0] != new[0]:
+        return [f"columns differ: locked {old[0]}, new {new[0]}"]
+    header = old[0]
+    key = _row_key(header)
+    old_rows, new_rows = old[1:], new[1:]
+    if key is not None:
+        new_by_key = {tuple(r[i] for i in key): r for r in new_rows}
+        old_keys = {tuple(r[i] for i in key) for r in old_rows}
+        unique = len(new_by_key) == len(new_rows) and len(old_keys) == len(old_rows)
+    else:
+        unique = False
+    lines: list[str] = []
+    for i, row in enumerate(old_rows):
+        if len(lines) >= limit:
+            return lines
+        if unique:
+            other = new_by_key.get(tuple(row[j] for j in key))
+        else:
+            other = new_rows[i] if i < len(new_rows) else None
+        if other is None:
+            lines.append(f"{_describe(path, header, row)}: row missing from the new file")
+        elif other != row:
+            cols = [c for c, a, b in zip(header, row, other) if a != b]
+            col = cols[0]
+            j = header.index(col)
+            more = f" (and {', '.join(cols[1:])})" if len(cols) > 1 else ""
+            lines.append(f"{_describe(path, header, row)}: {col} locked {row[j]} new {other[j]}{more}")
+    if unique:
+        for row in new_rows:
+            if len(lines) >= limit:
+                break
+            if tuple(row[j] for j in key) not in old_keys:
+                lines.append(f"{_describe(path, header, row)}: row not in the lock")
+    elif len(new_rows) > len(old_rows) and len(lines) < limit:
+        lines.append(f"{len(new_rows) - len(old_rows)} rows more than the lock's {len(old_rows)}")
+    return lines
+
+
+def without_figures(text: str, figures: set[str]) -> str:
+    """CSV text without the rows of ``figures`` (files with a ``figure`` column, e.g. claims.csv)."""
+    rows = read_rows(text)
+    if not figures or not rows or "figure" not in rows[0]:
+        return text
+    j = rows[0].index("figure")
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([rows[0]] + [r for r in rows[1:] if r[j] not in figures])
+    return out.getvalue()
+
+
+def verify_paper(root: Path | str, lock: dict, files: list[str], not_built_here: set[str] = frozenset()
+                 ) -> list[FileDiff]:
+    """Compare the built ``files`` of one paper with its lock. Figures built on only one of the two machines
+    (data available here or there) are left out on both sides: their files, and their rows in files with a
+    ``figure`` column (claims.csv); the caller names them."""
+    root = Path(root)
+    content = read_content(root, lock)
+    one_sided = set(not_built_here) ^ set(lock.get("not_built", {}))
+    drop = one_sided | set(lock.get("measured_time", {}))
+    diffs = []
+    locked = lock["files"]
+    for rel in sorted(set(files) | set(locked)):
+        if rel not in files or where(rel)[1] in one_sided:
+            continue
+        if rel not in locked:
+            diffs.append(FileDiff(rel, "not in lock"))
+            continue
+        path = root / rel
+        if not path.exists():
+            diffs.append(FileDiff(rel, "missing"))
+            continue
+        text = without_figures(normalise(path.read_text()), set(lock.get("measured_time", {})))
+        if sha256(text) == locked[rel]["sha256"]:
+            continue
+        if rel not in content:
+            diffs.append(FileDiff(rel, "differs", ["(the lock keeps no content for this file: rows cannot be named)"]))
+            continue
+        old, new = without_figures(content[rel], drop), without_figures(text, drop)
+        if old != new:
+            diffs.append(FileDiff(rel, "differs", diff_rows(rel, old, new)))
+    return diffs
+
+
+def version_differences(locked: dict[str, str], installed: dict[str, str] | None = None) -> list[str]:
+    installed = installed or installed_versions()
+    return [f"{name} {installed.get(name, 'not installed')} (lock: {version})"
+            for name, version in sorted(locked.items()) if installed.get(name) != version]
+
+
+# ------------------------------------------------------------------------------------------ verdicts
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf|nan", re.IGNORECASE)
+
+
+def _tolerance(printed: str, value: float) -> float:
+    """MEASURED_REL_TOL relative, or one unit of the last printed digit of a rounded decimal (two runs whose
+    values differ by a hair can print one unit apart); integers (counts) get the relative tolerance only."""
+    mantissa, _, exponent = printed.lower().partition("e")
+    if "." not in mantissa and not exponent:
+        return MEASURED_REL_TOL * abs(value)
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    return max(MEASURED_REL_TOL * abs(value), 10.0 ** (int(exponent or 0) - decimals))
+
+
+def measured_agrees(locked: str, new: str) -> bool:
+    """Same text around the numbers; every number within its tolerance."""
+    locked, new = str(locked), str(new)
+    if _NUMBER.sub("#", locked) != _NUMBER.sub("#", new):
+        return False
+    for a, b in zip(_NUMBER.findall(locked), _NUMBER.findall(new)):
+        x, y = float(a), float(b)
+        if math.isnan(x) or math.isnan(y) or math.isinf(x) or math.isinf(y):
+            if a.lower() != b.lower():
+                return False
+        elif abs(x - y) > _tolerance(a, x):
+            return False
+    return True
+
+
+def read_verdicts(path: Path | str) -> list[dict[str, str]]:
+    path = Path(path)
+    if not path.exists():
+        return []
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def claims_rows(paper: str, claims_csv: Path | str) -> list[dict[str, str]]:
+    with open(claims_csv, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return [{"paper": paper, "claim_id": r["claim_id"], "kind": r.get("kind") or "headline",
+             "measured": r["measured"], "verdict": r["verdict"]} for r in rows]
+
+
+def write_verdicts(path: Path | str, claims: dict[str, Path | str], order: list[str]) -> None:
+    """Replace the rows of the papers in ``claims`` (paper -> claims.csv); keep the other papers' rows."""
+    kept = [r for r in read_verdicts(path) if r["paper"] not in claims]
+    rows = kept + [r for paper, f in claims.items() for r in claims_rows(paper, f)]
+    rank = {p: i for i, p in enumerate(order)}
+    rows.sort(key=lambda r: rank.get(r["paper"], len(rank)))  # stable: claims keep their order
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, VERDICT_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: r[k] for k in VERDICT_COLUMNS} for r in rows)
+
+
+def verify_verdicts(locked: list[dict[str, str]], paper: str, claims_csv: Path | str) -> list[str]:
+    """Lines naming each claim whose verdict or kind differs, or whose measured value moved."""
+    old = {r["claim_id"]: r for r in locked if r["paper"] == paper}
+    new = {r["claim_id"]: r for r in claims_rows(paper, claims_csv)}
+    lines = []
+    for cid, r in old.items():
+        n = new.get(cid)
+        if n is None:
+            lines.append(f"{paper}, claim {cid}: in the verdicts file, not in claims.csv")
+            continue
+        for col in ("verdict", "kind"):
+            if n[col] != r[col]:
+                lines.append(f"{paper}, claim {cid}: {col} locked {r[col]} new {n[col]}")
+        if not measured_agrees(r["measured"], n["measured"]):
+            lines.append(f"{paper}, claim {cid}: measured locked '{r['measured']}' new '{n['measured']}' "
+                         f"(tolerance {MEASURED_REL_TOL:g} relative)")
+    lines += [f"{paper}, claim {cid}: not in the verdicts file" for cid in new if cid not in old]
+    return lines
+
+
+# ----------------------------------------------------------------------------------- results at a glance
+
+GLANCE_BEGIN = "<!-- results-at-a-glance:begin (generated by `snakemake results_at_a_glance`; do not edit) -->"
+GLANCE_END = "<!-- results-at-a-glance:end -->"
+GLANCE_HEADER = ["paper", "headline claims", "reproduced", "not reproduced", "inconclusive", "finding"]
+
+
+def headline_counts(rows: list[dict[str, str]]) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {}
+    for r in rows:
+        c = counts.setdefault(r["paper"], {"headline": 0, "reproduced": 0, "not_reproduced": 0,
+                                           "inconclusive": 0})
+        if r["kind"] == "headline":
+            c["headline"] += 1
+            c[r["verdict"]] = c.get(r["verdict"], 0) + 1
+    return counts
+
+
+_ABBREVIATIONS = {"fig", "figs", "eq", "eqs", "e.g", "i.e", "vs", "cf", "al", "thm", "sec", "tab", "no", "approx"}
+
+
+def first_finding(report_md: str) -> str | None:
+    """First sentence of the report's "## Findings" section, or None when it has none."""
+    match = re.search(r"^## Findings\s*\n(.*?)(?=^## |\Z)", report_md, re.MULTILINE | re.DOTALL)
+    if not match:
+        return None
+    text = " ".join(line.strip().lstrip("-*").strip() for line in match.group(1).splitlines() if line.strip())
+    if not text:
+        return None
+    end = len(text)
+    for stop in re.finditer(r"[.!?](?=\s|$)", text):
+        word = re.search(r"(\S+)$", text[: stop.start()])
+        if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        end = stop.end()
+        break
+    return text[:end].replace("|", "\\|")
+
+
+def glance_table(rows: list[dict[str, str]], findings: dict[str, str]) -> str:
+    counts = headline_counts(rows)
+    lines = ["| " + " | ".join(GLANCE_HEADER) + " |", "|" + "---|" * len(GLANCE_HEADER)]
+    for paper, c in counts.items():
+        finding = findings.get(paper) or (f"{c['reproduced']} of {c['headline']} headline claims reproduced "
+                                          f"at paper scale.")
+        lines.append(f"| `{paper}` | {c['headline']} | {c['reproduced']} | {c['not_reproduced']} | "
+                     f"{c['inconclusive']} | {finding} |")
+    return "\n".join(lines)
+
+
+def parse_glance(readme: str) -> tuple[list[list[str]], bool]:
+    """The README's results-at-a-glance table rows (cells) and whether the markers were found."""
+    if GLANCE_BEGIN not in readme or GLANCE_END not in readme:
+        return [], False
+    block = readme.split(GLANCE_BEGIN, 1)[1].split(GLANCE_END, 1)[0]
+    rows = []
+    for line in block.strip().splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+            if cells != GLANCE_HEADER:
+                rows.append(cells)
+    return rows, True
+
+
+def readme_findings(readme: str) -> dict[str, str]:
+    """The findings the README shows now (kept when no paper-scale report is at hand)."""
+    rows, _ = parse_glance(readme)
+    return {r[0].strip("`"): r[-1] for r in rows if len(r) == len(GLANCE_HEADER)}
+
+
+def replace_glance(readme: str, table: str) -> str:
+    if GLANCE_BEGIN not in readme or GLANCE_END not in readme:
+        raise ValueError("README.md lacks the results-at-a-glance markers")
+    head, rest = readme.split(GLANCE_BEGIN, 1)
+    _, tail = rest.split(GLANCE_END, 1)
+    return f"{head}{GLANCE_BEGIN}\n{table}\n{GLANCE_END}{tail}"
+
+
+def glance_disagreements(readme: str, rows: list[dict[str, str]]) -> list[str]:
+    """Where the README table and the verdicts file disagree (papers and every count)."""
+    table, found = parse_glance(readme)
+    if not found:
+        return ["README.md has no results-at-a-glance markers"]
+    counts = headline_counts(rows)
+    shown = {r[0].strip("`"): r for r in table}
+    problems = [f"{p}: in the verdicts file, not in README" for p in counts if p not in shown]
+    problems += [f"{p}: in README, not in the verdicts file" for p in shown if p not in counts]
+    for p, c in counts.items():
+        if p in shown:
+            want = [str(c["headline"]), str(c["reproduced"]), str(c["not_reproduced"]), str(c["inconclusive"])]
+            if shown[p][1:5] != want:
+                problems.append(f"{p}: README shows {shown[p][1:5]}, verdicts file gives {want}")
+            if not shown[p][5]:
+                problems.append(f"{p}: README shows no finding")
+    if [r[0].strip("`") for r in table] != list(counts):
+        problems.append("README lists the papers in another order than the verdicts file")
+    return problems

@@ -1,0 +1,144 @@
+"""Fault tests: real Snakemake runs on temporary copies of the project at smoke scale (cheapest paper).
+
+- a build stopped by SIGTERM in the middle of a simulation job resumes and ends byte-identical;
+- a truncated or corrupted shard makes the summarize job fail naming the file, writing no summary.csv;
+- a second snakemake in the same directory while one runs stops with a clear message, damaging nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from repo_copy import (
+    CHEAP_PAPER,
+    SNAKEMAKE,
+    copy_repo,
+    result_bytes,
+    run_snakemake,
+    snakemake_env,
+)
+
+from banditrepro.shards import ShardError, load_shards, read_shard
+
+SMOKE = ("--config", "scale=smoke")
+PAPER_CMD = ("--cores", "2", CHEAP_PAPER, *SMOKE)
+
+
+def _start(repo: Path, *args: str) -> subprocess.Popen:
+    # its own session, so that a signal reaches snakemake and its jobs as a CI runner's cancel would
+    return subprocess.Popen([*SNAKEMAKE, "--directory", str(repo), "--snakefile", str(repo / "Snakefile"), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=snakemake_env(repo),
+                            start_new_session=True)
+
+
+def _running_simulation(repo: Path) -> Path | None:
+    """The shard of a simulation job that has started (its log exists) and not finished (no shard yet)."""
+    for log in (repo / "logs" / CHEAP_PAPER / "simulate").glob("*/*.log"):
+        shard = repo / "results" / CHEAP_PAPER / "shards" / log.parent.name / f"{log.stem}.npz"
+        if not shard.exists():
+            return shard
+    return None
+
+
+def _wait_for(condition, proc: subprocess.Popen, timeout: float = 600.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        if proc.poll() is not None:
+            out = proc.stdout.read() if proc.stdout else ""
+            raise AssertionError(f"snakemake ended (rc {proc.returncode}) before the awaited moment:\n{out[-4000:]}")
+        time.sleep(0.02)
+    raise AssertionError("timed out waiting for the build to reach the awaited moment")
+
+
+def _differences(a: dict[str, bytes], b: dict[str, bytes]) -> list[str]:
+    return sorted(p for p in set(a) | set(b) if a.get(p) != b.get(p))
+
+
+@pytest.mark.slow
+def test_sigterm_mid_simulation_resumes_byte_identical(tmp_path, cheap_paper_reference):
+    repo = copy_repo(tmp_path / "repo")
+    proc = _start(repo, *PAPER_CMD)
+    shard = _wait_for(lambda: _running_simulation(repo), proc)
+    os.killpg(proc.pid, signal.SIGTERM)
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode != 0, f"the build ended normally before SIGTERM could stop it:\n{out[-3000:]}"
+    if shard.exists():  # the job finished in the instant before the signal: then the shard is whole
+        read_shard(shard)
+    assert not (repo / "results" / CHEAP_PAPER / "report.md").exists()
+
+    run_snakemake(repo, *PAPER_CMD)  # the documented resume: the same command again
+    resumed, reference = result_bytes(repo, CHEAP_PAPER), result_bytes(cheap_paper_reference, CHEAP_PAPER)
+    assert any(p.endswith(".npz") for p in reference) and any(p.endswith("summary.csv") for p in reference)
+    assert not _differences(resumed, reference), f"resumed build differs: {_differences(resumed, reference)[:10]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["truncated", "corrupted"])
+def test_damaged_shard_fails_summarize_naming_the_file(tmp_path, cheap_paper_reference, damage):
+    repo = tmp_path / "repo"
+    shutil.copytree(cheap_paper_reference, repo, symlinks=True)
+    if (cheap_paper_reference.parent / "shared").exists():
+        (tmp_path / "shared").symlink_to(cheap_paper_reference.parent / "shared")
+    summary = repo / "results" / CHEAP_PAPER / "fig1" / "summary.csv"
+    shard = min((repo / "results" / CHEAP_PAPER / "shards" / "mean_reward").glob("*.npz"))
+    data = shard.read_bytes()
+    if damage == "truncated":
+        shard.write_bytes(data[: len(data) // 2])
+    else:  # same length, bytes in the middle of the compressed arrays overwritten
+        middle = len(data) // 2
+        shard.write_bytes(data[:middle] + bytes(b ^ 0xFF for b in data[middle:middle + 64]) + data[middle + 64:])
+    summary.unlink()
+
+    proc = run_snakemake(repo, "--cores", "1", str(summary.relative_to(repo)), *SMOKE, "--show-failed-logs",
+                         check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, f"summarize succeeded on a {damage} shard:\n{out[-3000:]}"
+    rel = str(shard.relative_to(repo))
+    assert rel in out and "truncated or corrupted" in out, f"the failure does not name {rel}:\n{out[-4000:]}"
+    assert not summary.exists(), "a summary.csv was written from a damaged shard"
+
+
+@pytest.mark.slow
+def test_second_snakemake_in_the_same_directory_stops_and_damages_nothing(tmp_path, cheap_paper_reference):
+    repo = copy_repo(tmp_path / "repo")
+    first = _start(repo, *PAPER_CMD)
+    _wait_for(lambda: _running_simulation(repo), first)
+    second = run_snakemake(repo, *PAPER_CMD, check=False, timeout=600)
+    first_out, _ = first.communicate(timeout=900)
+    out = second.stdout + second.stderr
+    assert second.returncode != 0, f"a second snakemake ran beside the first:\n{out[-3000:]}"
+    assert "cannot be locked" in out, f"no clear message from the second snakemake:\n{out[-3000:]}"
+    assert first.returncode == 0, f"the first build was damaged by the second:\n{first_out[-4000:]}"
+    built, reference = result_bytes(repo, CHEAP_PAPER), result_bytes(cheap_paper_reference, CHEAP_PAPER)
+    assert not _differences(built, reference), f"outputs differ: {_differences(built, reference)[:10]}"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "corrupted", "empty", "not a shard"])
+def test_load_shards_names_a_damaged_file(tmp_path, damage):
+    good, bad = tmp_path / "r000000-000002.npz", tmp_path / "r000002-000004.npz"
+    for path, (a, b) in ((good, (0, 2)), (bad, (2, 4))):
+        np.savez_compressed(path, replications=np.array([a, b]), **{"A/checkpoints": np.arange(50),
+                                                                     "A/curve/regret": np.ones((2, 50))})
+    data = bad.read_bytes()
+    if damage == "truncated":
+        bad.write_bytes(data[: len(data) // 2])
+    elif damage == "corrupted":
+        middle = len(data) // 2
+        bad.write_bytes(data[:middle] + bytes(b ^ 0xFF for b in data[middle:middle + 16]) + data[middle + 16:])
+    elif damage == "empty":
+        bad.write_bytes(b"")
+    else:
+        np.savez_compressed(bad, something=np.ones(3))
+    assert load_shards([good])["A"].curves["regret"].shape == (2, 50)
+    with pytest.raises(ShardError, match=str(bad)):
+        load_shards([good, bad])

@@ -1,0 +1,189 @@
+"""The results lock (banditrepro.lock): hashing, row diffs, verdict tolerance, the README table."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from banditrepro import lock as L
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+SUMMARY = """panel,algorithm,metric,t,mean,se,n
+regret,A1_P1,regret,1,3.0,0.0,24
+regret,A1_P1,regret,2,5.0,0.0,24
+regret,A2_P2,regret,1,1.5,0.1,24
+regret,A2_P2,regret,2,2.5,0.2,24
+"""
+
+
+def _write(root: Path, rel: str, text: str) -> str:
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text(text)
+    return rel
+
+
+def test_normalise_leaves_out_comments_provenance_and_wall_clock_columns():
+    text = ("# git commit abc123\nconfigurations,total training time (s),git_commit,reward\n"
+            "4,0.51,abc123,0.95\n")
+    other = "configurations,total training time (s),git_commit,reward\n4,0.73,def456,0.95\n"
+    assert L.normalise(text) == L.normalise(other)
+    assert L.normalise(text) == f"configurations,total training time (s),git_commit,reward\n4,{L.MASK},{L.MASK},0.95\n"
+    assert L.masked_columns(text) == ["total training time (s)", "git_commit"]
+    # a result column is never masked: a changed reward changes the hash
+    assert L.sha256(L.normalise(other)) != L.sha256(L.normalise(other.replace("0.95", "0.96")))
+
+
+def test_diff_names_paper_figure_algorithm_t_and_both_values():
+    new = SUMMARY.replace("regret,A2_P2,regret,2,2.5,0.2,24", "regret,A2_P2,regret,2,2.75,0.2,24")
+    lines = L.diff_rows("results/satisficing_ucl/fig1/summary.csv", SUMMARY, new)
+    assert lines == [("satisficing_ucl, fig1, panel=regret, algorithm=A2_P2, metric=regret, t=2: "
+                      "mean locked 2.5 new 2.75")]
+
+
+def test_diff_names_first_rows_only_and_rows_added_or_removed():
+    new = SUMMARY.replace(",3.0,", ",3.5,").replace(",5.0,", ",5.5,").replace(",1.5,", ",1.25,")
+    assert len(L.diff_rows("results/p/f/summary.csv", SUMMARY, new, limit=2)) == 2
+    dropped = "\n".join(SUMMARY.splitlines()[:-1]) + "\nregret,A2_P2,regret,3,3.5,0.2,24\n"
+    lines = L.diff_rows("results/p/f/summary.csv", SUMMARY, dropped)
+    assert lines == ["p, f, panel=regret, algorithm=A2_P2, metric=regret, t=2: row missing from the new file",
+                     "p, f, panel=regret, algorithm=A2_P2, metric=regret, t=3: row not in the lock"]
+    table = "problem,k,value\nP1,1,0.5\nP2,2,0.7\n"
+    assert L.diff_rows("results/p/tables/table1.csv", table, table.replace("0.7", "0.8")) == [
+        "p, table table1, problem=P2: value locked 0.7 new 0.8"]
+    assert L.diff_rows("results/p/f/summary.csv", SUMMARY, SUMMARY.replace("mean,se", "mean,sd"))[0].startswith(
+        "columns differ")
+
+
+def test_lock_round_trip_detects_a_changed_value_and_is_byte_stable(tmp_path):
+    files = [_write(tmp_path, "results/p/fig1/summary.csv", SUMMARY),
+             _write(tmp_path, "results/p/claims.csv", "claim_id,measured,verdict,kind\nC1,0.5,reproduced,headline\n")]
+    lock, content = L.make_lock(tmp_path, "p", "smoke", files, {"fig9": "needs x (unavailable)"}, seed=1)
+    written = L.write_lock(tmp_path, lock, content)
+    first = [p.read_bytes() for p in written]
+    L.write_lock(tmp_path, *L.make_lock(tmp_path, "p", "smoke", files, {"fig9": "needs x (unavailable)"}, seed=1))
+    assert [p.read_bytes() for p in written] == first, "rewriting an unchanged lock changed its bytes"
+    stored = L.read_lock(tmp_path, "p", "smoke")
+    assert set(stored["versions"]) == {"python", *L.VERSIONED_PACKAGES}
+    assert stored["not_built"] == {"fig9": "needs x (unavailable)"}
+    assert json.loads(gzip.decompress(written[1].read_bytes()))["results/p/fig1/summary.csv"] == SUMMARY
+    assert L.verify_paper(tmp_path, stored, files) == []
+
+    _write(tmp_path, "results/p/fig1/summary.csv", SUMMARY.replace(",5.0,", ",5.25,"))
+    diffs = L.verify_paper(tmp_path, stored, files)
+    assert [(d.path, d.problem) for d in diffs] == [("results/p/fig1/summary.csv", "differs")]
+    assert diffs[0].rows == ["p, fig1, panel=regret, algorithm=A1_P1, metric=regret, t=2: mean locked 5.0 new 5.25"]
+    extra = _write(tmp_path, "results/p/fig2/summary.csv", SUMMARY)
+    assert ("results/p/fig2/summary.csv", "not in lock") in [(d.path, d.problem)
+                                                            for d in L.verify_paper(tmp_path, stored, files + [extra])]
+
+
+def test_version_differences_name_package_installed_and_locked():
+    installed = L.installed_versions()
+    assert L.version_differences(installed) == []
+    locked = dict(installed, numpy="1.0.0")
+    assert L.version_differences(locked) == [f"numpy {installed['numpy']} (lock: 1.0.0)"]
+
+
+@pytest.mark.parametrize("old, new, agrees", [
+    ("a = 1.845, R^2 = 0.9727", "a = 1.845, R^2 = 0.9727", True),
+    ("a = 1.845, R^2 = 0.9727", "a = 1.846, R^2 = 0.9727", True),  # one unit of the last printed digit
+    ("a = 1.845, R^2 = 0.9727", "a = 1.848, R^2 = 0.9727", False),
+    ("gap = 12345.6", "gap = 12350.0", True),  # 1e-3 relative
+    ("gap = 12345.6", "gap = 12400.0", False),
+    ("a = 1.845", "b = 1.845", False),  # the text around the numbers compares exactly
+    ("ratio = nan", "ratio = nan", True),
+    ("ratio = nan", "ratio = 0.5", False),
+    ("3 vs 18", "3 vs 18", True),
+    ("3 vs 18", "4 vs 18", False),
+])
+def test_measured_values_compare_within_the_stated_tolerance(old, new, agrees):
+    assert L.measured_agrees(old, new) is agrees
+
+
+def test_verdicts_rewrite_keeps_other_papers_and_verify_names_changes(tmp_path):
+    claims = tmp_path / "claims.csv"
+    claims.write_text("claim_id,figure,statement,measured,threshold,verdict,kind\n"
+                      "C1,f,s,x = 0.5,t,reproduced,headline\nC2,f,s,y = 2,t,not_reproduced,variant\n")
+    verdicts = tmp_path / "verdicts.csv"
+    verdicts.write_text("paper,claim_id,kind,measured,verdict\nq,D1,headline,1,reproduced\n")
+    L.write_verdicts(verdicts, {"p": claims}, order=["p", "q"])
+    rows = L.read_verdicts(verdicts)
+    assert [(r["paper"], r["claim_id"]) for r in rows] == [("p", "C1"), ("p", "C2"), ("q", "D1")]
+    assert L.verify_verdicts(rows, "p", claims) == []
+    claims.write_text(claims.read_text().replace("x = 0.5,t,reproduced", "x = 0.7,t,inconclusive"))
+    lines = L.verify_verdicts(rows, "p", claims)
+    assert lines[0] == "p, claim C1: verdict locked reproduced new inconclusive"
+    assert "measured locked 'x = 0.5' new 'x = 0.7'" in lines[1]
+
+
+def test_glance_table_counts_headline_claims_and_takes_the_first_finding_sentence():
+    rows = [{"paper": "p", "kind": "headline", "verdict": "reproduced"},
+            {"paper": "p", "kind": "headline", "verdict": "inconclusive"},
+            {"paper": "p", "kind": "sanity", "verdict": "not_reproduced"}]
+    report = "# R\n\n## Findings\n\n- Fig. 2 reproduces (P1 < P2). Then more.\n\n## Claims\n"
+    finding = L.first_finding(report)
+    assert finding == "Fig. 2 reproduces (P1 < P2)."
+    assert L.first_finding("# R\n\n## Claims\n") is None
+    table = L.glance_table(rows, {"p": finding})
+    assert table.splitlines()[2] == "| `p` | 2 | 1 | 0 | 1 | Fig. 2 reproduces (P1 < P2). |"
+    readme = L.replace_glance(f"intro\n{L.GLANCE_BEGIN}\nold\n{L.GLANCE_END}\nrest\n", table)
+    assert L.glance_disagreements(readme, rows) == []
+    assert L.readme_findings(readme) == {"p": finding}
+    assert L.glance_disagreements(readme.replace("| 2 | 1 |", "| 2 | 2 |"), rows)
+    assert L.glance_disagreements(readme, rows + [{"paper": "q", "kind": "headline", "verdict": "reproduced"}])
+
+
+def test_readme_results_at_a_glance_agrees_with_the_committed_verdicts_file():
+    rows = L.read_verdicts(REPO_ROOT / L.VERDICTS_FILE)
+    problems = L.glance_disagreements((REPO_ROOT / "README.md").read_text(), rows)
+    assert not problems, ("README.md and config/locks/verdicts.paper.csv disagree (regenerate with "
+                          f"`snakemake --cores 1 results_at_a_glance`): {problems}")
+
+
+def test_rows_of_figures_not_built_here_are_left_out_of_the_claims_comparison(tmp_path):
+    claims = ("claim_id,figure,measured,verdict\nC1,fig1,0.5,reproduced\n"
+              "C2,fig5,0.9,reproduced\n")
+    files = [_write(tmp_path, "results/p/claims.csv", claims)]
+    lock, content = L.make_lock(tmp_path, "p", "smoke", files, {}, seed=1)
+    L.write_lock(tmp_path, lock, content)
+    stored = L.read_lock(tmp_path, "p", "smoke")
+    no_data = claims.replace("C2,fig5,0.9,reproduced", "C2,fig5,figure not built,inconclusive")
+    _write(tmp_path, "results/p/claims.csv", no_data)
+    assert L.verify_paper(tmp_path, stored, files, not_built_here={"fig5"}) == []
+    assert L.verify_paper(tmp_path, stored, files)[0].rows == [
+        "p, claims, claim_id=C2: measured locked 0.9 new figure not built (and verdict)"]
+    _write(tmp_path, "results/p/claims.csv", no_data.replace("C1,fig1,0.5", "C1,fig1,0.6"))
+    assert L.verify_paper(tmp_path, stored, files, not_built_here={"fig5"})[0].rows == [
+        "p, claims, claim_id=C1: measured locked 0.5 new 0.6"]
+
+
+def test_measured_time_figures_are_those_replaying_the_forest_timings():
+    from banditrepro.experiments.spec import load_paper
+
+    spec = load_paper("censored_resources", "smoke", REPO_ROOT)
+    found = L.measured_time_figures(spec, list(spec.figures))
+    assert set(found) == {"fig5"}
+    files = ["results/censored_resources/fig5/summary.csv", "results/censored_resources/fig4/summary.csv",
+             "results/censored_resources/tables/table_ames.csv", "results/censored_resources/tables/table_s51.csv",
+             "results/censored_resources/claims.csv"]
+    assert L.measured_time_files("censored_resources", spec, found, files) == [
+        "results/censored_resources/fig5/summary.csv", "results/censored_resources/tables/table_ames.csv"]
+    ucl = load_paper("satisficing_ucl", "smoke", REPO_ROOT)
+    assert L.measured_time_figures(ucl, list(ucl.figures)) == {}
+
+
+def test_claims_rows_of_measured_time_figures_are_not_locked(tmp_path):
+    claims = "claim_id,figure,measured,verdict\nC1,fig1,0.5,reproduced\nC5,fig5,0.061,reproduced\n"
+    files = [_write(tmp_path, "results/p/claims.csv", claims)]
+    lock, content = L.make_lock(tmp_path, "p", "smoke", files, {}, seed=1, measured_time={"fig5": "timings"})
+    L.write_lock(tmp_path, lock, content)
+    stored = L.read_lock(tmp_path, "p", "smoke")
+    assert "C5" not in content["results/p/claims.csv"]
+    _write(tmp_path, "results/p/claims.csv", claims.replace("0.061,reproduced", "0.072,inconclusive"))
+    assert L.verify_paper(tmp_path, stored, files) == []
+    _write(tmp_path, "results/p/claims.csv", claims.replace("C1,fig1,0.5", "C1,fig1,0.4"))
+    assert L.verify_paper(tmp_path, stored, files)[0].rows == ["p, claims, claim_id=C1: measured locked 0.5 new 0.4"]

@@ -1,0 +1,63 @@
+# The committed results lock (config/locks/; library: banditrepro.lock; user doc: README "Reproducibility checks").
+#   snakemake --cores 2 lock --config scale=smoke      rewrite the smoke locks after an intended change
+#   snakemake --cores 2 verify --config scale=smoke    build what is missing, compare with the locks
+#   snakemake --cores 1 results_at_a_glance            README table from config/locks/verdicts.paper.csv
+# At paper scale `lock` also rewrites the configured papers' rows of config/locks/verdicts.paper.csv, and
+# `verify` also compares claims with them.
+from banditrepro.lock import VERDICTS_FILE
+
+
+rule lock:
+    input:
+        lambda w: [f for p in available_papers() for f in locked_outputs(p)],
+    params:
+        files={p: locked_outputs(p) for p in available_papers()},
+        not_built={p: figure_availability(p)[1] for p in available_papers()},
+        measured_time={p: measured_time(p) for p in available_papers()},
+        papers=config["papers"],
+        scale=config["scale"],
+        seed=config["seed"],
+        repo_root=str(REPO_ROOT),
+    log:
+        f"logs/lock/lock_{config['scale']}.log",
+    localrule: True
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/lock.py"
+
+
+rule verify:
+    input:
+        lambda w: [f for p in locked_papers() for f in locked_outputs(p)]
+        + [f"results/{p}/claims.csv" for p in verdict_papers()],
+    params:
+        files={p: locked_outputs(p) for p in locked_papers()},
+        not_built={p: figure_availability(p)[1] for p in locked_papers()},
+        measured_time={p: measured_time(p) for p in locked_papers()},
+        verdict_papers=verdict_papers(),
+        papers=available_papers(),
+        scale=config["scale"],
+        repo_root=str(REPO_ROOT),
+    log:
+        f"logs/lock/verify_{config['scale']}.log",
+    localrule: True
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/verify.py"
+
+
+rule results_at_a_glance:
+    input:
+        verdicts=str(VERDICTS_FILE),
+    params:
+        readme=str(REPO_ROOT / "README.md"),
+        repo_root=str(REPO_ROOT),
+    log:
+        "logs/lock/results_at_a_glance.log",
+    localrule: True
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/results_at_a_glance.py"
