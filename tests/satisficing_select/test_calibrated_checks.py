@@ -180,3 +180,15 @@ def test_every_claim_has_a_kind_and_no_ratio_decides_constant(scale):
         if "constant" in c["statement"] and c["id"] not in ("C5b", "C6"):
             assert c["check"]["fn"] in ("select_flat", "select_if_flat", "select_any_variant_recovers"), c["id"]
             assert "select_flat" in str(c["check"]), c["id"]
+
+
+def test_lcb_reach_matches_the_spec_hand_computation():
+    """Spec §5.15: noise-free passing needs n = 7257 (Fig 2a), 68 (Fig 4a), 245 (Fig 5), 27 (Fig 3a);
+    the longest forced block before T = 5000 is T_5 = 1024 at alpha = 1/2 and T_8 = 41 at alpha = 3/4."""
+    spec = load_paper("satisficing_select", "paper", ".")
+    got = {e: checks.lcb_reach(spec.experiments[e], "select")[:2]
+           for e in ("finite_realizable", "lipschitz_realizable", "ablation", "concave_realizable")}
+    assert got == {"finite_realizable": (7257, 1024), "lipschitz_realizable": (68, 41), "ablation": (245, 41),
+                   "concave_realizable": (27, 1024)}
+    n = 7257
+    assert math.sqrt(4 * math.log(n) / n) <= 0.07 < math.sqrt(4 * math.log(n - 1) / (n - 1))

@@ -301,3 +301,39 @@ def any_variant_recovers(ctx, figure, inner, replace, variants):
         verdict = "inconclusive"
     return ClaimResult(measured=" | ".join(parts), threshold=f"any of {', '.join(variants)} reproduces the claim",
                        verdict=verdict)
+
+
+def lcb_reach(experiment_spec, algorithm: str) -> tuple[int, int, float]:
+    """(n at which the printed LCB test passes without noise, largest forced-sampling block T_i whose
+    Step 2 starts before the horizon, exceeding gap r* - S) of a SELECT run, from its schedule alone.
+
+    Without noise the test tot/n - sqrt(c ln n / n) >= S needs sqrt(c ln n / n) <= r* - S at the
+    arm with r = r*; it is first checked after the T_i forced pulls, and a failed check ends the round."""
+    from .builders import build_simulation
+
+    sim = build_simulation(experiment_spec.params, experiment_spec.algorithms[algorithm])
+    sim = getattr(sim, "inner", sim)  # a sigma-scaled run: its unit-noise equivalent (gap in units of sigma)
+    gap = float(sim.env.optimum - sim.level)
+    coef = float(sim.variant.radius_coef)
+    n = 2
+    while math.sqrt(coef * math.log(n) / n) > gap:  # the radius decreases for n >= 3
+        n += 1
+    round_t, round_big_t = sim.schedule(int(experiment_spec.horizon))
+    start, reached = 0, 0
+    for t_i, big_t in zip(round_t, round_big_t):
+        if start + t_i < experiment_spec.horizon:  # Step 2 of this round begins before the horizon
+            reached = max(reached, int(big_t))
+        start += t_i + big_t
+    return n, reached, gap
+
+
+@claim_check("select_lcb_unreachable")
+def lcb_unreachable(ctx, figure, panel, algorithm="select"):
+    """By construction: no forced-sampling block of SELECT that starts before T is long enough for the
+    printed LCB test to pass at the best arm without noise luck (spec §5.15). Decided by the schedule
+    and the instance, before any simulation."""
+    exp = ctx.spec.experiments[ctx.panel(figure, panel)["experiment"]]
+    n, reached, gap = lcb_reach(exp, algorithm)
+    return ClaimResult(measured=f"the test passes without noise only from n = {n} pulls (r* - S = {fmt(gap)}); "
+                                f"the longest forced-sampling block before T = {exp.horizon} is {reached} pulls",
+                       threshold="longest block < n", verdict="reproduced" if reached < n else "not_reproduced")
