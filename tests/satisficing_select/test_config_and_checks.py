@@ -12,6 +12,7 @@ from banditrepro.engine import SimulationOutput
 from banditrepro.experiments.satisficing_select import checks
 from banditrepro.experiments.satisficing_select.builders import build_simulation
 from banditrepro.experiments.spec import load_paper
+from banditrepro.report.context import ResultsContext
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -43,6 +44,8 @@ def test_smoke_cells_run():
 
 class FakeContext:
     """Summaries and per-replication curves of one figure, panel 'a', metric 'satisficing_regret'."""
+
+    point = ResultsContext.point
 
     def __init__(self, curves: dict[str, np.ndarray], ts=(2500, 5000)):
         self.ts = np.array(ts)

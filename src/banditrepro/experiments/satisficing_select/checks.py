@@ -1,10 +1,18 @@
-"""Claim checks of satisficing_select (spec §3 "How claims are checked").
+"""Claim checks of satisficing_select (spec §3 "How claims are checked", recalibrated for issue #10).
 
-* A claim holds when the stated inequality holds for the means; "<" also needs a difference of
-  more than ``z`` = 2 standard errors (within 2 s.e.: inconclusive, beyond against: not reproduced).
-* "Constant" means R(5000)/R(2500) <= 1.10 and "growing" R(5000)/R(2500) >= 1.25 (means; the
-  delta-method s.e. of the ratio, from the paired replications, is reported alongside).
-* "Comparable" means within +-25 %.
+* "<" needs a difference of more than ``z`` = 2 standard errors (within: inconclusive, beyond
+  against: not reproduced); at T it is the shared :func:`report.checks.final_less`.
+* "Constant" (the paper: "independent of the length of the time horizon") is judged on the last
+  fifth of the horizon: per replication, the regret added between t_from = 0.8 T and T, against
+  what pure logarithmic growth a ln t reaching the same R(T) would add there,
+  R(T) ln(T / t_from) / ln T (2.6 % of R(T) at T = 5000). Flat: below that by more than 2 s.e.;
+  growing: above it by more than 2 s.e.; in between: inconclusive. The ratio R(5000)/R(2500)
+  <= 1.10 used before could not tell constant from logarithmic growth (pure log gives 1.089).
+* "Comparable" means within +-25 %, and a relative difference within 2 s.e. of 25 % is inconclusive.
+* A claim about what breaks constant regret (ablations, the gamma scale) is uninformative when
+  SELECT itself is not flat: it is then not reproduced, and says so.
+Standard errors of differences and ratios come from the paired per-replication curves (every
+algorithm of an experiment sees the same noise), not from the independent-sample formula.
 """
 
 from __future__ import annotations
@@ -14,150 +22,252 @@ import math
 
 import numpy as np
 
-from ...report.checks import ClaimResult, compare_greater, fmt, verdict_from
-from ...report.checks import combine_verdicts as _combine
+from ...algorithms.lipschitz_ucb import cell_centres, cells_per_axis
+from ...environments.continuous import make_environment
 from ...registry import CLAIM_CHECKS, claim_check, lookup
+from ...report.checks import (
+    ClaimResult,
+    compare_greater,
+    compare_threshold,
+    final_less,
+    fmt,
+)
+from ...report.checks import combine_verdicts as _combine
 
 
 def _as_list(x) -> list[str]:
     return [x] if isinstance(x, str) else list(x)
 
 
-def _row(ctx, figure, panel, algorithm, t=None, metric=None):
-    c = ctx.curve(figure, panel, algorithm, metric)
-    row = c.iloc[-1] if t is None else c[c.t == t].iloc[0]
-    return float(row["mean"]), float(row["se"]), int(row["t"])
-
-
-def _ratio_with_se(ctx, figure, panel, algorithm, t_from, metric=None):
-    """R(T)/R(t_from) from the per-replication curves, with its delta-method standard error."""
+def _per_replication(ctx, figure, panel, algorithm, metric=None):
+    """(checkpoints, (R, C) per-replication curve) of one algorithm of a panel."""
     p = ctx.panel(figure, panel)
-    metric = metric or p["metric"]
     out = ctx.replications(p["experiment"])[algorithm]
-    chk = list(out.checkpoints)
-    a = out.curves[metric][:, -1]
-    b = out.curves[metric][:, chk.index(t_from)]
-    n = a.size
-    ma, mb = a.mean(), b.mean()
+    return [int(t) for t in out.checkpoints], np.asarray(out.curves[metric or p["metric"]], dtype=float)
+
+
+def _mean_se(x: np.ndarray) -> tuple[float, float]:
+    n = x.size
+    return float(x.mean()), (float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan)
+
+
+def _ratio_se(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """mean(a)/mean(b) and its delta-method standard error from paired replications."""
+    ma, mb, n = float(a.mean()), float(b.mean()), a.size
     ratio = ma / mb if mb != 0 else math.inf
-    if n > 1 and mb != 0 and ma != 0:
-        cov = np.cov(a, b)
-        rel_var = (cov[0, 0] / ma**2 + cov[1, 1] / mb**2 - 2 * cov[0, 1] / (ma * mb)) / n
-        se = abs(ratio) * math.sqrt(max(rel_var, 0.0))
-    else:
-        se = math.nan
-    return ratio, se, int(chk[-1])
+    if n < 2 or mb == 0 or ma == 0:
+        return ratio, math.nan
+    cov = np.cov(a, b)
+    rel_var = (cov[0, 0] / ma**2 + cov[1, 1] / mb**2 - 2 * cov[0, 1] / (ma * mb)) / n
+    return ratio, abs(ratio) * math.sqrt(max(rel_var, 0.0))
+
+
+def _initial_sweep(ctx, experiment, checkpoints, metric):
+    """Regret of the deterministic first pull of every grid cell, per horizon (SAT-UCB(+) on the
+    grid of T pull every cell once before their index is defined)."""
+    exp = ctx.spec.experiments[experiment]
+    env = make_environment(exp.params["environment"])
+    level = float(exp.params["level"])
+    sweep = []
+    for t in checkpoints:
+        r = env.mean(cell_centres(cells_per_axis(env.lipschitz, t, env.dim), env.dim))
+        sweep.append(float(np.maximum(level - r, 0.0).sum() if metric == "satisficing_regret"
+                           else (env.optimum - r).sum()))
+    return np.array(sweep)
+
+
+def late_growth(ctx, figure, panel, algorithm, t_from, metric=None, after_initial_sweep=False):
+    """Per replication: regret added over [t_from, T] minus the pure-log prediction R(T) ln(T/t_from)/ln T.
+
+    Returns (excess mean, excess s.e., added mean, added s.e., predicted mean, T, note)."""
+    ts, curve = _per_replication(ctx, figure, panel, algorithm, metric)
+    T = ts[-1]
+    j = ts.index(t_from)
+    end, start = curve[:, -1].copy(), curve[:, j].copy()
+    note = ""
+    if after_initial_sweep:
+        name = metric or ctx.panel(figure, panel)["metric"]
+        sweep = _initial_sweep(ctx, ctx.panel(figure, panel)["experiment"], [t_from, T], name)
+        end, start = end - sweep[1], start - sweep[0]
+        note = f"; after the initial sweep of the grid ({fmt(sweep[0])} at T={t_from}, {fmt(sweep[1])} at T={T})"
+    c = math.log(T / t_from) / math.log(T)
+    added = end - start
+    excess = added - c * end
+    em, es = _mean_se(excess)
+    am, ase = _mean_se(added)
+    return em, es, am, ase, float(c * end.mean()), T, note
+
+
+@claim_check("select_flat")
+def flat(ctx, figure, panel, algorithms, t_from, growing=False, metric=None, z=2.0, after_initial_sweep=False):
+    """Every algorithm's curve is flat (``growing`` False) or keeps growing (True) over [t_from, T]:
+    the regret it adds there against the pure-logarithmic prediction, with the paired s.e."""
+    parts, verdicts = [], []
+    for algo in _as_list(algorithms):
+        em, es, am, ase, pred, T, note = late_growth(ctx, figure, panel, algo, t_from, metric, after_initial_sweep)
+        verdicts.append(compare_greater(em if growing else -em, es, z))
+        parts.append(f"{algo}: R({T}) - R({t_from}) = {fmt(am)} ± {fmt(ase)} vs pure-log {fmt(pred)}{note}")
+    shape = "growing: above" if growing else "flat: below"
+    return ClaimResult(measured="; ".join(parts),
+                       threshold=f"{shape} R(T) ln(T/{t_from})/ln T (pure log growth) by > {z} s.e., every algorithm",
+                       verdict=_combine(verdicts))
 
 
 @claim_check("select_growth_ratio")
-def growth_ratio(ctx, figure, panel, algorithms, t_from, max_ratio=None, min_ratio=None, metric=None):
-    """Every algorithm's R(T)/R(t_from) is <= max_ratio ("constant") or >= min_ratio ("growing")."""
+def growth_ratio(ctx, figure, panel, algorithms, t_from, max_ratio=None, min_ratio=None, metric=None, z=2.0):
+    """Every algorithm's R(T)/R(t_from) is <= max_ratio or >= min_ratio; within z s.e.: inconclusive."""
     if (max_ratio is None) == (min_ratio is None):
         raise ValueError("give exactly one of max_ratio and min_ratio")
     parts, verdicts = [], []
     for algo in _as_list(algorithms):
-        ratio, se, T = _ratio_with_se(ctx, figure, panel, algo, t_from, metric)
+        ts, curve = _per_replication(ctx, figure, panel, algo, metric)
+        ratio, se = _ratio_se(curve[:, -1], curve[:, ts.index(t_from)])
         limit = max_ratio if max_ratio is not None else min_ratio
-        ok = ratio <= max_ratio if max_ratio is not None else ratio >= min_ratio
-        verdicts.append(verdict_from(ok))
-        # the verdict follows the means (spec §3); a threshold within 2 s.e. is flagged, not hidden
-        flag = " (borderline: threshold within 2 s.e.)" if math.isfinite(se) and abs(ratio - limit) <= 2 * se else ""
-        parts.append(f"{algo}: R({T})/R({t_from}) = {ratio:.4f} ± {se:.4f}{flag}")
-    threshold = f"<= {max_ratio} (constant)" if max_ratio is not None else f">= {min_ratio} (growing)"
-    return ClaimResult(measured="; ".join(parts), threshold=threshold + " for every algorithm", verdict=_combine(verdicts))
+        verdicts.append(compare_threshold(ratio, se, limit, below=max_ratio is not None, z=z))
+        parts.append(f"{algo}: R({ts[-1]})/R({t_from}) = {ratio:.4f} ± {se:.4f}")
+    threshold = f"<= {max_ratio}" if max_ratio is not None else f">= {min_ratio}"
+    return ClaimResult(measured="; ".join(parts), threshold=threshold + f" by > {z} s.e. for every algorithm",
+                       verdict=_combine(verdicts))
+
+
+@claim_check("select_if_flat")
+def if_flat(ctx, figure, reference, inner):
+    """A claim that is only informative when SELECT itself has constant regret (what removing a step
+    or rescaling gamma_i would break). ``reference``: the args of :func:`flat` for SELECT's own curve;
+    ``inner``: the claim's own check ({fn, ...}). Reference growing: not reproduced (uninformative);
+    reference undecided: inconclusive; reference flat: the inner verdict."""
+    ref = flat(ctx, figure=figure, **reference)
+    fn = lookup(CLAIM_CHECKS, "claim check", inner["fn"])
+    res = fn(ctx, figure=figure, **{k: v for k, v in inner.items() if k != "fn"})
+    if ref.verdict == "reproduced":
+        return ClaimResult(measured=res.measured + f" [reference flat: {ref.measured}]",
+                           threshold=res.threshold + "; informative only if the reference is flat", verdict=res.verdict)
+    why = "grows" if ref.verdict == "not_reproduced" else "is not shown flat"
+    return ClaimResult(measured=f"uninformative: the reference {why} ({ref.measured}); own check: {res.verdict}, "
+                                f"{res.measured}",
+                       threshold=res.threshold + "; informative only if the reference is flat",
+                       verdict="not_reproduced" if ref.verdict == "not_reproduced" else "inconclusive")
+
+
+def _less_at(ctx, figure, panel, lo, h, t, metric, z):
+    """lo < h at step t by > z paired s.e.: (verdict, margin in s.e., a, b, se)."""
+    ts, ca = _per_replication(ctx, figure, panel, lo, metric)
+    _, cb = _per_replication(ctx, figure, panel, h, metric)
+    j = ts.index(t)
+    dm, dse = _mean_se(cb[:, j] - ca[:, j])
+    margin = dm / dse if dse > 0 else math.copysign(math.inf, dm)
+    return compare_greater(dm, dse, z), margin, float(ca[:, j].mean()), float(cb[:, j].mean()), dse
 
 
 @claim_check("select_less_than_all")
 def less_than_all(ctx, figure, panel, lower, higher, at="final", metric=None, z=2.0):
-    """Each of ``lower`` < each of ``higher`` at T (at='final') or at every recorded T (at='every'),
-    by more than z standard errors."""
-    lowers = _as_list(lower)
+    """Each of ``lower`` < each of ``higher`` at T (at='final': the shared final_less per pair) or at
+    every recorded T (at='every', paired s.e. per horizon), by more than z standard errors."""
+    lowers, highers = _as_list(lower), _as_list(higher)
+    pairs = list(itertools.product(lowers, highers))
+    if at == "final":
+        results = {p: final_less(ctx, figure, panel, p[0], p[1], metric=metric, z=z) for p in pairs}
+        verdict = _combine(r.verdict for r in results.values())
+        order = {"not_reproduced": 0, "inconclusive": 1, "reproduced": 2}
+        worst = min(results, key=lambda p: order[results[p].verdict])
+        per_pair = "; ".join(f"{p[0]}<{p[1]}: {r.verdict}" for p, r in results.items()) if len(pairs) > 1 else ""
+        return ClaimResult(measured=results[worst].measured + (f" [{per_pair}]" if per_pair else ""),
+                           threshold=f"{', '.join(lowers)} < {', '.join(highers)} by > {z} s.e.", verdict=verdict)
     ts = ctx.curve(figure, panel, lowers[0], metric).t.tolist()
-    ts = ts[-1:] if at == "final" else ts
-    verdicts, worst, pairs = [], None, {}
+    verdicts, worst = [], None
     for t in ts:
-        for lo in lowers:
-            a, sa, _ = _row(ctx, figure, panel, lo, t, metric)
-            for h in _as_list(higher):
-                b, sb, _ = _row(ctx, figure, panel, h, t, metric)
-                se = math.hypot(sa, sb)
-                v = compare_greater(b - a, se, z)
-                verdicts.append(v)
-                pairs[(lo, h)] = _combine([pairs.get((lo, h), "reproduced"), v])  # worst over horizons
-                margin = (b - a) / se if se > 0 else math.copysign(math.inf, b - a)
-                if worst is None or margin < worst[0]:
-                    worst = (margin, t, lo, a, sa, h, b, sb)
-    margin, t, lo, a, sa, h, b, sb = worst
-    where = f"T={t}" if at == "final" else f"worst of {len(ts)} horizons: T={t}"
-    per_pair = "; ".join(f"{p[0]}<{p[1]}: {v}" for p, v in pairs.items()) if len(pairs) > 1 else ""
-    return ClaimResult(measured=f"tightest pair {lo}: {fmt(a)} ± {fmt(sa)} vs {h}: {fmt(b)} ± {fmt(sb)} ({where}; "
-                                f"margin {fmt(margin)} s.e.)" + (f" [{per_pair}]" if per_pair else ""),
-                       threshold=f"{', '.join(lowers)} < {', '.join(_as_list(higher))} by > {z} s.e."
-                                 + (" at every T" if at == "every" else ""),
+        for lo, h in pairs:
+            v, margin, a, b, se = _less_at(ctx, figure, panel, lo, h, int(t), metric, z)
+            verdicts.append(v)
+            if worst is None or margin < worst[0]:
+                worst = (margin, int(t), lo, a, h, b, se)
+    margin, t, lo, a, h, b, se = worst
+    return ClaimResult(measured=f"tightest pair {lo}: {fmt(a)} vs {h}: {fmt(b)} (worst of {len(ts)} horizons: T={t}; "
+                                f"difference {fmt(b - a)} ± {fmt(se)} paired, margin {fmt(margin)} s.e.)",
+                       threshold=f"{', '.join(lowers)} < {', '.join(highers)} by > {z} s.e. at every T",
                        verdict=_combine(verdicts))
 
 
+def _relative_difference(ctx, figure, panel, a, b, t, metric):
+    """|mean a - mean b| / |mean b| at step t with its paired delta-method s.e."""
+    ts, ca = _per_replication(ctx, figure, panel, a, metric)
+    _, cb = _per_replication(ctx, figure, panel, b, metric)
+    j = ts.index(t)
+    ratio, se = _ratio_se(ca[:, j], cb[:, j])
+    return abs(ratio - 1.0), se, float(ca[:, j].mean()), float(cb[:, j].mean())
+
+
 @claim_check("select_comparable")
-def comparable(ctx, figure, panel, a, b, tolerance=0.25, at="final", metric=None):
-    """|a - b| / b <= tolerance at T (at='final') or at every recorded T."""
+def comparable(ctx, figure, panel, a, b, tolerance=0.25, at="final", metric=None, z=2.0):
+    """|a - b| / b <= tolerance at T (at='final') or at every recorded T; within z s.e.: inconclusive."""
     ts = ctx.curve(figure, panel, a, metric).t.tolist()
     ts = ts[-1:] if at == "final" else ts
-    worst = None
+    verdicts, worst = [], None
     for t in ts:
-        va, _, _ = _row(ctx, figure, panel, a, t, metric)
-        vb, _, _ = _row(ctx, figure, panel, b, t, metric)
-        rel = abs(va - vb) / abs(vb) if vb != 0 else math.inf
+        rel, se, va, vb = _relative_difference(ctx, figure, panel, a, b, int(t), metric)
+        verdicts.append(compare_threshold(rel, se, tolerance, below=True, z=z))
         if worst is None or rel > worst[0]:
-            worst = (rel, t, va, vb)
-    rel, t, va, vb = worst
-    return ClaimResult(measured=f"|{a} - {b}|/{b} = {fmt(rel)} ({a} {fmt(va)}, {b} {fmt(vb)}, "
+            worst = (rel, se, int(t), va, vb)
+    rel, se, t, va, vb = worst
+    return ClaimResult(measured=f"|{a} - {b}|/{b} = {fmt(rel)} ± {fmt(se)} ({a} {fmt(va)}, {b} {fmt(vb)}, "
                                 f"{'T' if at == 'final' else 'worst T'}={t})",
-                       threshold=f"<= {tolerance}" + (" at every T" if at == "every" else ""),
-                       verdict=verdict_from(rel <= tolerance))
+                       threshold=f"<= {tolerance} by > {z} s.e." + (" at every T" if at == "every" else ""),
+                       verdict=_combine(verdicts))
 
 
 @claim_check("select_pairwise_comparable")
-def pairwise_comparable(ctx, figure, panel, algorithms, tolerance=0.25, metric=None):
-    """max/min - 1 <= tolerance at T for every pair of ``algorithms``."""
-    vals = {a: _row(ctx, figure, panel, a, None, metric)[0] for a in algorithms}
-    worst = max(itertools.combinations(algorithms, 2),
-                key=lambda p: max(vals[p[0]], vals[p[1]]) / min(vals[p[0]], vals[p[1]]))
-    spread = max(vals[worst[0]], vals[worst[1]]) / min(vals[worst[0]], vals[worst[1]]) - 1.0
-    return ClaimResult(measured=", ".join(f"{a}: {fmt(v)}" for a, v in vals.items())
-                                + f"; largest pair spread {worst[0]}/{worst[1]} = {fmt(spread)}",
-                       threshold=f"max/min - 1 <= {tolerance} for every pair", verdict=verdict_from(spread <= tolerance))
+def pairwise_comparable(ctx, figure, panel, algorithms, tolerance=0.25, metric=None, z=2.0):
+    """max/min - 1 <= tolerance at T for every pair of ``algorithms``; within z s.e.: inconclusive."""
+    finals, verdicts, worst = {}, [], None
+    for x, y in itertools.combinations(algorithms, 2):
+        _, cx = _per_replication(ctx, figure, panel, x, metric)
+        _, cy = _per_replication(ctx, figure, panel, y, metric)
+        hi, lo = (cx, cy) if cx[:, -1].mean() >= cy[:, -1].mean() else (cy, cx)
+        ratio, se = _ratio_se(hi[:, -1], lo[:, -1])
+        finals[x], finals[y] = float(cx[:, -1].mean()), float(cy[:, -1].mean())
+        verdicts.append(compare_threshold(ratio - 1.0, se, tolerance, below=True, z=z))
+        if worst is None or ratio > worst[0]:
+            worst = (ratio, se, x, y)
+    ratio, se, x, y = worst
+    return ClaimResult(measured=", ".join(f"{a}: {fmt(v)}" for a, v in finals.items())
+                                + f"; largest pair spread {x}/{y} = {fmt(ratio - 1.0)} ± {fmt(se)}",
+                       threshold=f"max/min - 1 <= {tolerance} by > {z} s.e. for every pair", verdict=_combine(verdicts))
 
 
 @claim_check("select_not_above_max")
 def not_above_max(ctx, figure, panel, algorithm, others, metric=None, z=2.0):
-    """algorithm(T) <= max over ``others`` of their R(T); above by more than z s.e.: not reproduced."""
-    a, sa, T = _row(ctx, figure, panel, algorithm, None, metric)
-    best = max((_row(ctx, figure, panel, o, None, metric)[:2] + (o,) for o in others), key=lambda r: r[0])
-    b, sb, name = best
-    if a <= b:
-        verdict = "reproduced"
-    else:
-        verdict = "not_reproduced" if a - b > z * math.hypot(sa, sb) else "inconclusive"
-    return ClaimResult(measured=f"{algorithm}: {fmt(a)} ± {fmt(sa)}; largest baseline {name}: {fmt(b)} ± {fmt(sb)} (T={T})",
-                       threshold=f"{algorithm} <= max baseline", verdict=verdict)
+    """algorithm(T) <= the largest of ``others`` at T; within z s.e. of it: inconclusive."""
+    a = ctx.point(figure, panel, algorithm, metric=metric)
+    name = max(others, key=lambda o: ctx.point(figure, panel, o, metric=metric).mean)
+    b = ctx.point(figure, panel, name, metric=metric)
+    _, ca = _per_replication(ctx, figure, panel, algorithm, metric)
+    _, cb = _per_replication(ctx, figure, panel, name, metric)
+    _, dse = _mean_se(cb[:, -1] - ca[:, -1])
+    return ClaimResult(measured=f"{algorithm}: {fmt(a.mean)} ± {fmt(a.se)}; largest baseline {name}: {fmt(b.mean)} ± "
+                                f"{fmt(b.se)} (T={a.t}; paired difference s.e. {fmt(dse)})",
+                       threshold=f"{algorithm} <= max baseline (within {z} s.e.: inconclusive)",
+                       verdict=compare_threshold(a.mean, dse, b.mean, below=True, z=z))
 
 
 @claim_check("select_spread_at_every_t")
-def spread_at_every_t(ctx, figure, panels, algorithms, max_ratio=1.5, metric=None):
-    """In every panel and at every recorded T, max over algorithms / min over algorithms <= max_ratio."""
-    worst = None
+def spread_at_every_t(ctx, figure, panels, algorithms, max_ratio=1.5, metric=None, z=2.0):
+    """In every panel and at every recorded T, max over algorithms / min over algorithms <= max_ratio
+    (each pair's ratio judged with its paired s.e.)."""
+    verdicts, worst = [], None
     for panel in panels:
-        ts = ctx.curve(figure, panel, algorithms[0], metric).t.tolist()
-        for t in ts:
-            vals = {a: _row(ctx, figure, panel, a, t, metric)[0] for a in algorithms}
-            hi = max(vals, key=vals.get)
-            lo = min(vals, key=vals.get)
-            ratio = vals[hi] / vals[lo] if vals[lo] > 0 else math.inf
+        ts = [int(t) for t in ctx.curve(figure, panel, algorithms[0], metric).t]
+        curves = {a: _per_replication(ctx, figure, panel, a, metric)[1] for a in algorithms}
+        for j, t in enumerate(ts):
+            means = {a: curves[a][:, j].mean() for a in algorithms}
+            hi, lo = max(means, key=means.get), min(means, key=means.get)
+            ratio, se = _ratio_se(curves[hi][:, j], curves[lo][:, j])
+            verdicts.append(compare_threshold(ratio, se, max_ratio, below=True, z=z))
             if worst is None or ratio > worst[0]:
-                worst = (ratio, panel, t, hi, vals[hi], lo, vals[lo])
-    ratio, panel, t, hi, vhi, lo, vlo = worst
-    return ClaimResult(measured=f"worst max/min = {fmt(ratio)} (panel {panel}, T={t}: {hi} {fmt(vhi)} / {lo} {fmt(vlo)})",
-                       threshold=f"<= {max_ratio} in every panel at every T", verdict=verdict_from(ratio <= max_ratio))
+                worst = (ratio, se, panel, t, hi, means[hi], lo, means[lo])
+    ratio, se, panel, t, hi, vhi, lo, vlo = worst
+    return ClaimResult(measured=f"worst max/min = {fmt(ratio)} ± {fmt(se)} (panel {panel}, T={t}: {hi} {fmt(vhi)} / "
+                                f"{lo} {fmt(vlo)})",
+                       threshold=f"<= {max_ratio} by > {z} s.e. in every panel at every T", verdict=_combine(verdicts))
 
 
 def _substitute(value, replace: str, by: str):
@@ -165,6 +275,8 @@ def _substitute(value, replace: str, by: str):
         return by if value == replace else value
     if isinstance(value, list):
         return [_substitute(v, replace, by) for v in value]
+    if isinstance(value, dict):
+        return {k: _substitute(v, replace, by) for k, v in value.items()}
     return value
 
 
@@ -189,3 +301,39 @@ def any_variant_recovers(ctx, figure, inner, replace, variants):
         verdict = "inconclusive"
     return ClaimResult(measured=" | ".join(parts), threshold=f"any of {', '.join(variants)} reproduces the claim",
                        verdict=verdict)
+
+
+def lcb_reach(experiment_spec, algorithm: str) -> tuple[int, int, float]:
+    """(n at which the printed LCB test passes without noise, largest forced-sampling block T_i whose
+    Step 2 starts before the horizon, exceeding gap r* - S) of a SELECT run, from its schedule alone.
+
+    Without noise the test tot/n - sqrt(c ln n / n) >= S needs sqrt(c ln n / n) <= r* - S at the
+    arm with r = r*; it is first checked after the T_i forced pulls, and a failed check ends the round."""
+    from .builders import build_simulation
+
+    sim = build_simulation(experiment_spec.params, experiment_spec.algorithms[algorithm])
+    sim = getattr(sim, "inner", sim)  # a sigma-scaled run: its unit-noise equivalent (gap in units of sigma)
+    gap = float(sim.env.optimum - sim.level)
+    coef = float(sim.variant.radius_coef)
+    n = 2
+    while math.sqrt(coef * math.log(n) / n) > gap:  # the radius decreases for n >= 3
+        n += 1
+    round_t, round_big_t = sim.schedule(int(experiment_spec.horizon))
+    start, reached = 0, 0
+    for t_i, big_t in zip(round_t, round_big_t):
+        if start + t_i < experiment_spec.horizon:  # Step 2 of this round begins before the horizon
+            reached = max(reached, int(big_t))
+        start += t_i + big_t
+    return n, reached, gap
+
+
+@claim_check("select_lcb_unreachable")
+def lcb_unreachable(ctx, figure, panel, algorithm="select"):
+    """By construction: no forced-sampling block of SELECT that starts before T is long enough for the
+    printed LCB test to pass at the best arm without noise luck (spec §5.15). Decided by the schedule
+    and the instance, before any simulation."""
+    exp = ctx.spec.experiments[ctx.panel(figure, panel)["experiment"]]
+    n, reached, gap = lcb_reach(exp, algorithm)
+    return ClaimResult(measured=f"the test passes without noise only from n = {n} pulls (r* - S = {fmt(gap)}); "
+                                f"the longest forced-sampling block before T = {exp.horizon} is {reached} pulls",
+                       threshold="longest block < n", verdict="reproduced" if reached < n else "not_reproduced")

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ...report.checks import ClaimResult, combine_verdicts, compare_greater, fmt, verdict_from
 from ...registry import claim_check
+from ...report.checks import (
+    ClaimResult,
+    combine_verdicts,
+    compare_greater,
+    compare_threshold,
+    fmt,
+    verdict_from,
+)
 from .bounds import thm7_pull_bounds
 from .instance import GaussianInstance
 
@@ -37,37 +46,158 @@ def plateau_or_single_lock_in(ctx, figure, panel, algorithm, experiment, max_inc
     j_start = int(np.searchsorted(cp, T - window))
     pulls_in_window = out.pulls[:, -1, lock_arm] - out.pulls[:, j_start, lock_arm]
     locked = pulls_in_window >= cp[-1] - cp[j_start]
-    inc = float(inc_per_run.mean())
-    inc_unlocked = float(inc_per_run[~locked].mean()) if (~locked).any() else float("nan")
-    ok = inc < max_increase or (int(locked.sum()) <= 1 and inc_unlocked < max_increase)
-    return ClaimResult(measured=f"R({T}) - R({cp[j_half]}) = {fmt(inc)}; runs locked on arm {lock_arm + 1}: "
+    inc, se = _mean_se(inc_per_run)
+    verdict = compare_threshold(inc, se, max_increase, below=True)
+    inc_unlocked, se_unlocked = _mean_se(inc_per_run[~locked]) if (~locked).any() else (math.nan, math.nan)
+    if verdict != "reproduced" and int(locked.sum()) <= 1 and (~locked).any():
+        verdict = compare_threshold(inc_unlocked, se_unlocked, max_increase, below=True)
+    return ClaimResult(measured=f"R({T}) - R({cp[j_half]}) = {fmt(inc)} ± {fmt(se)}; runs locked on arm {lock_arm + 1}: "
                                 f"{int(locked.sum())}; increase without them = {fmt(inc_unlocked)}",
-                       threshold=f"< {max_increase}, or at most 1 locked run explaining the rise",
-                       verdict=verdict_from(ok))
+                       threshold=f"< {max_increase} by > 2 s.e., or at most 1 locked run explaining the rise",
+                       verdict=verdict)
 
 
 @claim_check("exceeds_by_fraction_of_horizon")
 def exceeds_by_fraction_of_horizon(ctx, figure, panel, better, baseline, fraction, z=2.0):
     """Each of ``better`` exceeds ``baseline`` at T by more than fraction * T."""
-    base = ctx.curve(figure, panel, baseline).iloc[-1]
-    T = int(base.t)
+    base = ctx.point(figure, panel, baseline)
     parts, verdicts = [], []
     for algo in better:
-        row = ctx.curve(figure, panel, algo).iloc[-1]
-        excess = float(row["mean"] - base["mean"]) - fraction * T
+        row = ctx.point(figure, panel, algo)
+        excess = row.mean - base.mean - fraction * base.t
         verdicts.append(compare_greater(excess, float(np.hypot(row.se, base.se)), z))
-        parts.append(f"{algo} - {baseline} = {fmt(float(row['mean'] - base['mean']))}")
-    verdict = combine_verdicts(verdicts)
-    return ClaimResult(measured="; ".join(parts) + f" at T={T}", threshold=f"> {fraction} T = {fmt(fraction * T)}",
-                       verdict=verdict)
+        parts.append(f"{algo} - {baseline} = {fmt(row.mean - base.mean)}")
+    return ClaimResult(measured="; ".join(parts) + f" at T={base.t}",
+                       threshold=f"> {fraction} T = {fmt(fraction * base.t)} by > {z} s.e.",
+                       verdict=combine_verdicts(verdicts))
 
 
 @claim_check("approaches_baseline")
-def approaches_baseline(ctx, figure, panel, candidate, reference, baseline, max_ratio):
-    """(candidate - baseline) < max_ratio * (reference - baseline) at T (Fig 5(c): P7 approaches P1)."""
-    c = ctx.curve(figure, panel, candidate).iloc[-1]["mean"]
-    r = ctx.curve(figure, panel, reference).iloc[-1]["mean"]
-    b = ctx.curve(figure, panel, baseline).iloc[-1]["mean"]
-    ratio = (c - b) / (r - b) if r != b else np.inf
-    return ClaimResult(measured=f"({candidate} - {baseline}) / ({reference} - {baseline}) = {fmt(ratio)}",
-                       threshold=f"< {max_ratio}", verdict=verdict_from(ratio < max_ratio))
+def approaches_baseline(ctx, figure, panel, candidate, reference, baseline, max_ratio, z=2.0):
+    """(candidate - baseline) < max_ratio * (reference - baseline) at T (Fig 5(c): P7 approaches P1),
+    the ratio's s.e. by the delta method from the paired replications."""
+    _, c = _per_replication(ctx, figure, panel, candidate)
+    _, r = _per_replication(ctx, figure, panel, reference)
+    _, b = _per_replication(ctx, figure, panel, baseline)
+    ratio, se = _ratio_se(c[:, -1] - b[:, -1], r[:, -1] - b[:, -1])
+    return ClaimResult(measured=f"({candidate} - {baseline}) / ({reference} - {baseline}) = {fmt(ratio)} ± {fmt(se)}",
+                       threshold=f"< {max_ratio} by > {z} s.e.",
+                       verdict=compare_threshold(ratio, se, max_ratio, below=True, z=z))
+
+
+# --- issue #10: every headline comparison carries a standard error from the paired replications
+# (all algorithms of an experiment see the same reward sequences), and a value within z s.e. of
+# its threshold is inconclusive (report.checks.compare_threshold / compare_greater).
+
+
+def _per_replication(ctx, figure, panel, algorithm, metric=None):
+    """(checkpoints, (R, C) per-replication curve) of one algorithm of a panel."""
+    p = ctx.panel(figure, panel)
+    out = ctx.replications(p["experiment"])[algorithm]
+    return [int(t) for t in out.checkpoints], np.asarray(out.curves[metric or p["metric"]], dtype=float)
+
+
+def _mean_se(x: np.ndarray) -> tuple[float, float]:
+    n = x.size
+    return float(x.mean()), (float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan)
+
+
+def _ratio_se(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """mean(a)/mean(b) and its delta-method standard error from paired replications."""
+    ma, mb, n = float(a.mean()), float(b.mean()), a.size
+    ratio = ma / mb if mb != 0 else math.inf
+    if n < 2 or mb == 0 or ma == 0:
+        return ratio, math.nan
+    cov = np.cov(a, b)
+    rel_var = (cov[0, 0] / ma**2 + cov[1, 1] / mb**2 - 2 * cov[0, 1] / (ma * mb)) / n
+    return ratio, abs(ratio) * math.sqrt(max(rel_var, 0.0))
+
+
+def _increment(ctx, figure, panel, algorithm, t_from, metric=None):
+    """Per-replication rise of a curve between t_from and T: (mean, s.e., T)."""
+    ts, curve = _per_replication(ctx, figure, panel, algorithm, metric)
+    j = int(np.searchsorted(ts, t_from))
+    m, se = _mean_se(curve[:, -1] - curve[:, j])
+    return m, se, ts[-1], ts[j]
+
+
+@claim_check("ucl_bound_margin")
+def bound_margin(ctx, figure, panel, algorithm, reference, t_min=1):
+    """The mean curve stays below an analytic bound at every t >= t_min; the measured value says by
+    what factor (bound / mean), which is what 'significantly below' means in the paper."""
+    c = ctx.curve(figure, panel, algorithm).merge(ctx.reference(figure, panel, reference), on="t")
+    c = c[c.t >= t_min]
+    below = bool((c["mean"] <= c["value"]).all())
+    factor = (c["value"] / c["mean"]).replace([np.inf], np.nan)
+    end = c.iloc[-1]
+    return ClaimResult(measured=f"bound/mean >= {fmt(float(factor.min()))} for t >= {t_min} "
+                                f"({fmt(float(end['value']))} vs {fmt(float(end['mean']))} at T={int(end.t)})",
+                       threshold="mean <= bound at every t", verdict=verdict_from(below))
+
+
+@claim_check("ucl_log_growth")
+def log_growth_with_se(ctx, figure, panel, algorithm, t_min=50, r2_min=0.9, min_increase=1.0, z=2.0):
+    """a ln t + b fits the mean curve (a > 0, R^2 > r2_min) and R(T) - R(T/2) > min_increase, the
+    rise judged with its paired s.e."""
+    c = ctx.curve(figure, panel, algorithm)
+    c = c[c.t >= t_min]
+    x, y = np.log(c.t.values.astype(float)), c["mean"].values
+    a, b = np.polyfit(x, y, 1)
+    resid = y - (a * x + b)
+    r2 = 1.0 - resid.var() / y.var() if y.var() > 0 else 0.0
+    T = int(c.t.values[-1])
+    inc, se, _, t_half = _increment(ctx, figure, panel, algorithm, T // 2)
+    shape = verdict_from(a > 0 and r2 > r2_min)
+    verdict = combine_verdicts([shape, compare_threshold(inc, se, min_increase, below=False, z=z)])
+    return ClaimResult(measured=f"a = {fmt(a)}, R^2 = {fmt(r2)}, R({T})-R({t_half}) = {fmt(inc)} ± {fmt(se)}",
+                       threshold=f"a > 0, R^2 > {r2_min}, increase > {min_increase} by > {z} s.e.", verdict=verdict)
+
+
+@claim_check("ucl_plateau")
+def plateau_with_se(ctx, figure, panel, algorithm, t_from, max_increase, z=2.0):
+    """The curve rises by less than max_increase between t_from and T (paired s.e.; within z s.e.:
+    inconclusive)."""
+    inc, se, T, t0 = _increment(ctx, figure, panel, algorithm, t_from)
+    name = ctx.panel(figure, panel)["metric"]
+    return ClaimResult(measured=f"{name}({T}) - {name}({t0}) = {fmt(inc)} ± {fmt(se)}",
+                       threshold=f"< {max_increase} by > {z} s.e.",
+                       verdict=compare_threshold(inc, se, max_increase, below=True, z=z))
+
+
+@claim_check("ucl_relative_difference_below")
+def relative_difference_below(ctx, figure, panel, a, b, max_relative, z=2.0):
+    """|a(T) - b(T)| / |b(T)| < max_relative, with the paired delta-method s.e. (no direction)."""
+    _, ca = _per_replication(ctx, figure, panel, a)
+    _, cb = _per_replication(ctx, figure, panel, b)
+    ratio, se = _ratio_se(ca[:, -1], cb[:, -1])
+    rel = abs(ratio - 1.0)
+    T = ctx.point(figure, panel, a).t
+    return ClaimResult(measured=f"|{a} - {b}| / |{b}| at T={T} = {fmt(rel)} ± {fmt(se)}",
+                       threshold=f"< {max_relative} by > {z} s.e.",
+                       verdict=compare_threshold(rel, se, max_relative, below=True, z=z))
+
+
+@claim_check("ucl_final_below")
+def final_below(ctx, figure, panel, lower, higher, z=2.0):
+    """lower(T) < higher(T) judged with the paired s.e. of the per-replication difference (finer
+    than the independent-sample s.e. when both see the same rewards)."""
+    _, cl = _per_replication(ctx, figure, panel, lower)
+    _, ch = _per_replication(ctx, figure, panel, higher)
+    diff, se = _mean_se(ch[:, -1] - cl[:, -1])
+    lo, hi = ctx.point(figure, panel, lower), ctx.point(figure, panel, higher)
+    return ClaimResult(measured=f"{lower}: {fmt(lo.mean)}, {higher}: {fmt(hi.mean)} at T={lo.t}; "
+                                f"{higher} - {lower} = {fmt(diff)} ± {fmt(se)} (paired)",
+                       threshold=f"{lower} < {higher} by > {z} s.e.", verdict=compare_greater(diff, se, z))
+
+
+@claim_check("ucl_ratio_in_range")
+def ratio_in_range(ctx, figure, panel, numerator, denominator, low, high, z=2.0):
+    """low <= numerator(T)/denominator(T) <= high, each end judged with the delta-method s.e."""
+    _, cn = _per_replication(ctx, figure, panel, numerator)
+    _, cd = _per_replication(ctx, figure, panel, denominator)
+    ratio, se = _ratio_se(cn[:, -1], cd[:, -1])
+    verdict = combine_verdicts([compare_threshold(ratio, se, low, below=False, z=z),
+                                compare_threshold(ratio, se, high, below=True, z=z)])
+    return ClaimResult(measured=f"{numerator}/{denominator} at T={ctx.point(figure, panel, numerator).t} = "
+                                f"{fmt(ratio)} ± {fmt(se)}",
+                       threshold=f"in [{low}, {high}] by > {z} s.e.", verdict=verdict)
