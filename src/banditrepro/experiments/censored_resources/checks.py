@@ -1,4 +1,9 @@
-"""Claim checks of the censored-resources paper (digest §3.4, §4)."""
+"""Claim checks of the censored-resources paper (digest §3.4, §4).
+
+Every comparison of a measured mean with a tolerance or with another mean carries the mean's standard
+error over repetitions (paired by repetition where the algorithms share common random numbers), and a
+value within ``z`` s.e. of its threshold is ``inconclusive`` (report.checks.compare_threshold /
+compare_greater): noise, not the paper, would decide it."""
 
 from __future__ import annotations
 
@@ -6,9 +11,9 @@ import math
 
 import numpy as np
 
-from ...report.checks import ClaimResult, compare_greater, fmt, verdict_from
-from ...report.checks import combine_verdicts as _combine
 from ...registry import SIMULATION_BUILDERS, claim_check
+from ...report.checks import ClaimResult, compare_greater, compare_threshold, fmt, verdict_from
+from ...report.checks import combine_verdicts as _combine
 
 
 def censored_proportions(ctx, experiment: str, algorithm: str) -> np.ndarray:
@@ -30,29 +35,46 @@ def _mean_sd(x: np.ndarray) -> tuple[float, float]:
     return float(np.mean(x)), float(np.std(x, ddof=1)) if len(x) > 1 else math.nan
 
 
+def _se(x: np.ndarray) -> float:
+    """Standard error of the mean of ``x`` (nan for fewer than two values)."""
+    return float(np.std(x, ddof=1) / math.sqrt(len(x))) if len(x) > 1 else math.nan
+
+
 @claim_check("censored_cell")
-def censored_cell(ctx, experiment, algorithm, paper, tolerance, paper_sd=None, center=None):
-    """A table cell: mean censored proportion within ``tolerance`` of the paper's value (or of ``center``)."""
-    mean, sd = _mean_sd(censored_proportions(ctx, experiment, algorithm))
+def censored_cell(ctx, experiment, algorithm, paper, tolerance, paper_sd=None, center=None, z=2.0):
+    """A table cell: mean censored proportion within ``tolerance`` of the paper's value (or of ``center``);
+    inconclusive when |mean - target| is within ``z`` s.e. of the tolerance."""
+    x = censored_proportions(ctx, experiment, algorithm)
+    mean, sd = _mean_sd(x)
+    se = _se(x)
     target = paper if center is None else center
     ref = f"paper {paper}" + (f" [sd {paper_sd}]" if paper_sd is not None else "")
-    return ClaimResult(measured=f"{fmt(mean)} [sd {fmt(sd)}] ({ref})", threshold=f"|measured - {target}| <= {tolerance}",
-                       verdict=verdict_from(abs(mean - target) <= tolerance))
+    return ClaimResult(measured=f"{fmt(mean)} ± {fmt(se)} s.e. [sd {fmt(sd)}] ({ref})",
+                       threshold=f"|measured - {target}| <= {tolerance} (by > {z} s.e.)",
+                       verdict=compare_threshold(abs(mean - target), se, tolerance, below=True, z=z))
 
 
 @claim_check("censored_at_most")
-def censored_at_most(ctx, experiment, algorithm, paper, limit):
-    mean, sd = _mean_sd(censored_proportions(ctx, experiment, algorithm))
-    return ClaimResult(measured=f"{fmt(mean)} [sd {fmt(sd)}] (paper {paper})", threshold=f"<= {limit}",
-                       verdict=verdict_from(mean <= limit))
+def censored_at_most(ctx, experiment, algorithm, paper, limit, z=2.0):
+    x = censored_proportions(ctx, experiment, algorithm)
+    mean, sd = _mean_sd(x)
+    se = _se(x)
+    return ClaimResult(measured=f"{fmt(mean)} ± {fmt(se)} s.e. [sd {fmt(sd)}] (paper {paper})",
+                       threshold=f"<= {limit} (by > {z} s.e.)",
+                       verdict=compare_threshold(mean, se, limit, below=True, z=z))
 
 
 @claim_check("censored_close")
-def censored_close(ctx, experiment, a, b, tolerance):
-    ma = float(np.mean(censored_proportions(ctx, experiment, a)))
-    mb = float(np.mean(censored_proportions(ctx, experiment, b)))
-    return ClaimResult(measured=f"{a}: {fmt(ma)}, {b}: {fmt(mb)}, |diff| = {fmt(abs(ma - mb))}",
-                       threshold=f"<= {tolerance}", verdict=verdict_from(abs(ma - mb) <= tolerance))
+def censored_close(ctx, experiment, a, b, tolerance, z=2.0):
+    """|mean(a) - mean(b)| <= tolerance, the difference paired by repetition (common random numbers)."""
+    xa = censored_proportions(ctx, experiment, a)
+    xb = censored_proportions(ctx, experiment, b)
+    d = xa - xb
+    diff, se = float(d.mean()), _se(d)
+    return ClaimResult(measured=f"{a}: {fmt(float(xa.mean()))}, {b}: {fmt(float(xb.mean()))}, "
+                                f"|diff| = {fmt(abs(diff))} ± {fmt(se)} (paired s.e.)",
+                       threshold=f"<= {tolerance} (by > {z} s.e.)",
+                       verdict=compare_threshold(abs(diff), se, tolerance, below=True, z=z))
 
 
 def _paired_less(ctx, experiment, lower, higher, z=2.0) -> tuple[str, str]:
@@ -89,73 +111,86 @@ def truth_cell(ctx, experiment, paper, tolerance):
 
 
 @claim_check("near_truth")
-def near_truth(ctx, experiment, algorithm, tolerance):
+def near_truth(ctx, experiment, algorithm, tolerance, z=2.0):
     truth, _ = truth_of(ctx, experiment)
-    mean = float(np.mean(censored_proportions(ctx, experiment, algorithm)))
-    return ClaimResult(measured=f"{algorithm}: {fmt(mean)} vs 1 - P* = {fmt(truth.censor_prob_star)}",
-                       threshold=f"|diff| <= {tolerance}", verdict=verdict_from(abs(mean - truth.censor_prob_star) <= tolerance))
+    x = censored_proportions(ctx, experiment, algorithm)
+    mean, se = float(np.mean(x)), _se(x)
+    return ClaimResult(measured=f"{algorithm}: {fmt(mean)} ± {fmt(se)} vs 1 - P* = {fmt(truth.censor_prob_star)}",
+                       threshold=f"|diff| <= {tolerance} (by > {z} s.e.)",
+                       verdict=compare_threshold(abs(mean - truth.censor_prob_star), se, tolerance, below=True, z=z))
 
 
 @claim_check("all_near_truth")
-def all_near_truth(ctx, experiment, algorithms, tolerance):
+def all_near_truth(ctx, experiment, algorithms, tolerance, z=2.0):
     truth, _ = truth_of(ctx, experiment)
-    parts, ok = [], True
+    parts, verdicts = [], []
     for a in algorithms:
-        mean = float(np.mean(censored_proportions(ctx, experiment, a)))
-        ok &= abs(mean - truth.censor_prob_star) <= tolerance
-        parts.append(f"{a}: {fmt(mean)}")
+        x = censored_proportions(ctx, experiment, a)
+        mean, se = float(np.mean(x)), _se(x)
+        verdicts.append(compare_threshold(abs(mean - truth.censor_prob_star), se, tolerance, below=True, z=z))
+        parts.append(f"{a}: {fmt(mean)} ± {fmt(se)}")
     return ClaimResult(measured="; ".join(parts) + f" vs 1 - P* = {fmt(truth.censor_prob_star)}",
-                       threshold=f"each within {tolerance}", verdict=verdict_from(ok))
-
-
-def _final_curve(ctx, figure, panel, algorithm):
-    row = ctx.curve(figure, panel, algorithm).iloc[-1]
-    return float(row["mean"]), float(row["se"])
+                       threshold=f"each within {tolerance} (by > {z} s.e.)", verdict=_combine(verdicts))
 
 
 @claim_check("lowest_final")
 def lowest_final(ctx, figure, panel, algorithm, others, z=2.0):
     """algorithm(T) below every other algorithm's mean final value, each judged with standard errors."""
-    a, sa = _final_curve(ctx, figure, panel, algorithm)
+    a, sa, _, _ = ctx.point(figure, panel, algorithm)
     verdicts, parts = [], [f"{algorithm}: {fmt(a)} ± {fmt(sa)}"]
     for o in others:
-        b, sb = _final_curve(ctx, figure, panel, o)
+        b, sb, _, _ = ctx.point(figure, panel, o)
         verdicts.append(compare_greater(b - a, math.hypot(sa, sb), z))
         parts.append(f"{o}: {fmt(b)} ± {fmt(sb)}")
     return ClaimResult(measured=", ".join(parts), threshold=f"{algorithm} lowest by > {z} s.e.", verdict=_combine(verdicts))
 
 
-def _relative_gap(ctx, figure, panel, algorithm, others) -> float:
-    a, _ = _final_curve(ctx, figure, panel, algorithm)
-    runner_up = min(_final_curve(ctx, figure, panel, o)[0] for o in others)
-    return (runner_up - a) / runner_up
+def relative_gap(a: np.ndarray, runner_up: np.ndarray) -> tuple[float, float]:
+    """(runner-up - a)/runner-up of the mean final regrets, and its delta-method standard error from the
+    per-repetition finals (paired by repetition: the algorithms share common random numbers)."""
+    ma, mb = float(np.mean(a)), float(np.mean(runner_up))
+    gap = (mb - ma) / mb
+    # gap = 1 - ma/mb; the per-repetition linearisation of ma/mb is (a_r - (ma/mb) b_r) / mb
+    se = _se((a - (ma / mb) * runner_up) / mb) if mb != 0 else math.nan
+    return gap, se
+
+
+def _gap_of_experiment(ctx, experiment, algorithm, others) -> tuple[float, float]:
+    a = final_regrets(ctx, experiment, algorithm)
+    runner_up = min(others, key=lambda o: float(np.mean(final_regrets(ctx, experiment, o))))
+    return relative_gap(a, final_regrets(ctx, experiment, runner_up))
+
+
+def _gap_larger(big: tuple[float, float], small: tuple[float, float], z: float) -> str:
+    """Verdict for 'big gap > 0 and big gap > small gap' (independent experiments)."""
+    return _combine([compare_greater(big[0], big[1], z),
+                     compare_greater(big[0] - small[0], math.hypot(big[1], small[1]), z)])
 
 
 @claim_check("relative_gap_larger")
-def relative_gap_larger(ctx, figure, larger_panels, smaller_panel, algorithm, others):
+def relative_gap_larger(ctx, figure, larger_panels, smaller_panel, algorithm, others, z=2.0):
     """(runner-up - algorithm)/runner-up at T is positive (the algorithm leads) and larger on each of
-    ``larger_panels`` than on ``smaller_panel``."""
-    small = _relative_gap(ctx, figure, smaller_panel, algorithm, others)
-    big = {p: _relative_gap(ctx, figure, p, algorithm, others) for p in larger_panels}
-    ok = all(v > small and v > 0 for v in big.values())
+    ``larger_panels`` than on ``smaller_panel``, each judged with ``z`` standard errors."""
+    def gap(panel):
+        return _gap_of_experiment(ctx, ctx.panel(figure, panel)["experiment"], algorithm, others)
+
+    small = gap(smaller_panel)
+    big = {p: gap(p) for p in larger_panels}
+    verdict = _combine([_gap_larger(v, small, z) for v in big.values()])
     return ClaimResult(measured="relative gap (runner-up - algorithm)/runner-up: "
-                                + ", ".join(f"{p}: {fmt(v)}" for p, v in big.items()) + f"; {smaller_panel}: {fmt(small)}",
-                       threshold=f"each > 0 and > {smaller_panel}'s", verdict=verdict_from(ok))
-
-
-def _relative_gap_experiment(ctx, experiment, algorithm, others) -> float:
-    a = float(np.mean(final_regrets(ctx, experiment, algorithm)))
-    runner_up = min(float(np.mean(final_regrets(ctx, experiment, o))) for o in others)
-    return (runner_up - a) / runner_up
+                                + ", ".join(f"{p}: {fmt(v[0])} ± {fmt(v[1])}" for p, v in big.items())
+                                + f"; {smaller_panel}: {fmt(small[0])} ± {fmt(small[1])}",
+                       threshold=f"each > 0 and > {smaller_panel}'s (by > {z} s.e.)", verdict=verdict)
 
 
 @claim_check("advantage_grows")
-def advantage_grows(ctx, small_experiment, large_experiment, algorithm, others):
-    small = _relative_gap_experiment(ctx, small_experiment, algorithm, others)
-    large = _relative_gap_experiment(ctx, large_experiment, algorithm, others)
-    return ClaimResult(measured=f"relative regret gap to the best competitor: {small_experiment} {fmt(small)}, "
-                                f"{large_experiment} {fmt(large)}",
-                       threshold="larger grid > smaller grid, and > 0", verdict=verdict_from(large > small and large > 0))
+def advantage_grows(ctx, small_experiment, large_experiment, algorithm, others, z=2.0):
+    small = _gap_of_experiment(ctx, small_experiment, algorithm, others)
+    large = _gap_of_experiment(ctx, large_experiment, algorithm, others)
+    return ClaimResult(measured=f"relative regret gap to the best competitor: {small_experiment} {fmt(small[0])} ± "
+                                f"{fmt(small[1])}, {large_experiment} {fmt(large[0])} ± {fmt(large[1])}",
+                       threshold=f"larger grid > smaller grid, and > 0 (by > {z} s.e.)",
+                       verdict=_gap_larger(large, small, z))
 
 
 @claim_check("spread_larger")
@@ -200,3 +235,21 @@ def above_throughout(ctx, figure, panel, algorithm, others, t_min_fraction=0.0, 
                      f"{fmt(float(end['mean']))} vs {fmt(float(end['mean_o']))}")
     return ClaimResult(measured="; ".join(parts), threshold=f"> 0 for all t >= {t_min_fraction} T; > {z} s.e. at T",
                        verdict=_combine(verdicts))
+
+
+@claim_check("paired_relative_difference_below")
+def paired_relative_difference_below(ctx, figure, panel, a, b, max_relative, z=2.0):
+    """|mean(a) - mean(b)| / |mean(b)| at T below ``max_relative``, the difference paired by repetition
+    (per-repetition values of the panel's metric at T, from the shards); within ``z`` s.e. is inconclusive."""
+    p = ctx.panel(figure, panel)
+    out = ctx.replications(p["experiment"])
+    T = ctx.point(figure, panel, a).t
+    j = int(np.searchsorted(out[a].checkpoints, T))
+    xa, xb = out[a].curves[p["metric"]][:, j], out[b].curves[p["metric"]][:, j]
+    mb = float(np.mean(xb))
+    d = float(np.mean(xa - xb))
+    rel, se = abs(d) / abs(mb), _se(xa - xb) / abs(mb)
+    side = "below" if d < 0 else "above"
+    return ClaimResult(measured=f"|{a} - {b}| / |{b}| at T={T} = {fmt(rel)} ± {fmt(se)} ({a} {side})",
+                       threshold=f"< {max_relative} (by > {z} s.e.)",
+                       verdict=compare_threshold(rel, se, max_relative, below=True, z=z))

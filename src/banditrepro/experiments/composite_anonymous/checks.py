@@ -1,4 +1,5 @@
-"""Claim checks C1-C5 of the spec (§3.5). Each reads the figure summaries (mean, s.e. per t)."""
+"""Claim checks C1-C5 of the spec (§3.5). Each reads the figure summaries (mean, s.e. per t) through
+``ctx.point``; C1 also reads the per-replication curves (shards) for its median and standard error."""
 
 from __future__ import annotations
 
@@ -6,42 +7,65 @@ import math
 
 import numpy as np
 
-from ...report.checks import ClaimResult, compare_greater, fmt
 from ...registry import claim_check
-
-
-def _value_at(curve, t):
-    """(mean, se) at the recorded t closest to ``t`` from above."""
-    i = min(int(np.searchsorted(curve.t.values, t)), len(curve) - 1)
-    return float(curve["mean"].iloc[i]), float(curve["se"].iloc[i]), int(curve.t.iloc[i])
-
-
-def _final(ctx, figure, panel, algorithm):
-    c = ctx.curve(figure, panel, algorithm)
-    row = c.iloc[-1]
-    return float(row["mean"]), float(row["se"]), int(row["n"])
+from ...report.checks import (
+    ClaimResult,
+    combine_verdicts,
+    compare_greater,
+    compare_threshold,
+    fmt,
+)
 
 
 def _panels(ctx, figure, panels):
     return panels if panels else [p["id"] for p in ctx.spec.figures[figure]["panels"]]
 
 
+def increment_ratio(curves: np.ndarray, checkpoints: np.ndarray, T: int) -> tuple[float, float, float]:
+    """C1's [R(T) - R(T/10)] / [R(T/10) - R(T/100)] from per-replication curves (R, C).
+
+    Returns (ratio of the mean curve, its delta-method standard error, ratio of the median curve).
+    Each point is the first checkpoint >= the time, as ``ctx.point`` reads the summary."""
+    idx = [min(int(np.searchsorted(checkpoints, t)), len(checkpoints) - 1) for t in (T, T // 10, T // 100)]
+    r_T, r_10, r_100 = (curves[:, i].astype(np.float64) for i in idx)
+    a, b = r_T - r_10, r_10 - r_100
+    ratio = float(a.mean() / max(b.mean(), 1e-12))
+    n = len(a)
+    se = float(np.std(a - ratio * b, ddof=1) / math.sqrt(n) / abs(b.mean())) if n > 1 and b.mean() > 0 else math.nan
+    med_T, med_10, med_100 = (float(np.median(x)) for x in (r_T, r_10, r_100))
+    median_ratio = (med_T - med_10) / max(med_10 - med_100, 1e-12)
+    return ratio, se, median_ratio
+
+
 @claim_check("composite_log_growth")
-def log_growth_ratio(ctx, figure, algorithm, panels=None, max_ratio=1.5, figures=None):
-    """C1: [R(T) - R(T/10)] / [R(T/10) - R(T/100)] ≤ max_ratio in every listed panel (log-linear: ratio ≈ 1)."""
-    ratios = []
+def log_growth_ratio(ctx, figure, algorithm, panels=None, max_ratio=1.5, figures=None, z=2.0):
+    """C1: [R(T) - R(T/10)] / [R(T/10) - R(T/100)] <= max_ratio in every listed panel (log-linear: ratio ≈ 1).
+
+    The verdict is on the mean curve, with a ``z``-s.e. inconclusive band (s.e. of the ratio over
+    replications, delta method). A panel that fails is reported with its median-curve ratio and the
+    mean and median final regret: a mean driven by a few lock-in runs shows as a median far below it."""
+    ratios, verdicts, failing = [], [], []
     for fig in (figures or [figure]):
         for panel in _panels(ctx, fig, panels if fig == figure else None):
-            c = ctx.curve(fig, panel, algorithm)
-            T = int(c.t.iloc[-1])
-            r_T = float(c["mean"].iloc[-1])
-            r_10, _, _ = _value_at(c, T // 10)
-            r_100, _, _ = _value_at(c, T // 100)
-            ratios.append((f"{fig}/{panel}", (r_T - r_10) / max(r_10 - r_100, 1e-12)))
+            spec_panel = ctx.panel(fig, panel)
+            out = ctx.replications(spec_panel["experiment"])[algorithm]
+            curves = out.curves[spec_panel.get("metric", "regret")]
+            T = ctx.point(fig, panel, algorithm).t
+            ratio, se, median_ratio = increment_ratio(curves, out.checkpoints, T)
+            verdict = compare_threshold(ratio, se, max_ratio, below=True, z=z)
+            verdicts.append(verdict)
+            ratios.append((f"{fig}/{panel}", ratio))
+            if verdict != "reproduced":
+                finals = curves[:, min(int(np.searchsorted(out.checkpoints, T)), len(out.checkpoints) - 1)]
+                failing.append(f"{fig}/{panel}: ratio {fmt(ratio)} ± {fmt(se)} (median curve {fmt(median_ratio)}), "
+                               f"final regret mean {fmt(float(finals.mean()))} vs median {fmt(float(np.median(finals)))}")
     worst = max(r for _, r in ratios)
     text = ", ".join(f"{name}: {fmt(r)}" for name, r in ratios)
-    return ClaimResult(measured=f"max ratio {fmt(worst)} ({text})", threshold=f"<= {max_ratio} in every panel",
-                       verdict="reproduced" if worst <= max_ratio else "not_reproduced")
+    lead = f"max ratio {fmt(worst)}"
+    if failing:
+        lead += " [" + "; ".join(failing) + "]"
+    return ClaimResult(measured=f"{lead} ({text})", threshold=f"<= {max_ratio} in every panel (by > {z} s.e.)",
+                       verdict=combine_verdicts(verdicts))
 
 
 @claim_check("composite_beats_baseline")
@@ -54,71 +78,91 @@ def beats_baseline(ctx, figure, algorithm, baselines: dict, figures=None, z=2.0)
             base = baselines.get(panel["experiment"])
             if base is None:
                 continue
-            mb, sb, _ = _final(ctx, fig, panel["id"], base)
-            ma, sa, _ = _final(ctx, fig, panel["id"], algorithm)
+            mb, sb, _, _ = ctx.point(fig, panel["id"], base)
+            ma, sa, _, _ = ctx.point(fig, panel["id"], algorithm)
             verdicts.append(compare_greater(mb - ma, math.hypot(sa, sb), z))
             parts.append(f"{fig}/{panel['id']}: {fmt(ma)} vs {fmt(mb)}")
             for algo in panel.get("algorithms", []):
                 if algo == base or not algo.startswith("ars"):
                     continue
-                mv, sv, _ = _final(ctx, fig, panel["id"], algo)
+                mv, sv, _, _ = ctx.point(fig, panel["id"], algo)
                 variants_all += 1
                 variants_win += compare_greater(mb - mv, math.hypot(sv, sb), z) == "reproduced"
     n_ok = sum(v == "reproduced" for v in verdicts)
-    verdict = ("reproduced" if n_ok == len(verdicts) else
-               "not_reproduced" if any(v == "not_reproduced" for v in verdicts) else "inconclusive")
+    verdict = combine_verdicts(verdicts)
     return ClaimResult(measured=f"{n_ok}/{len(verdicts)} panels significantly lower; ARS-UCB variants beating the "
                                 f"baseline: {variants_win}/{variants_all} ({'; '.join(parts)})",
                        threshold=f"final mean + {z} s.e. separation in every panel", verdict=verdict)
 
 
 @claim_check("composite_default_best")
-def default_best(ctx, figure, algorithm, figures=None, within=0.10, sd_rank_fraction=0.5):
-    """C3: the default (α=4, f=k²) is best or within 10 % of the best ARS-UCB final regret in a majority of
-    panels, and its across-run s.d. is in the smallest half of the panel's ARS-UCB variants in a majority."""
-    close, small_sd, total, parts = 0, 0, 0, []
+def default_best(ctx, figure, algorithm, sweep, figures=None, within=0.10, sd_rank_fraction=0.5, z=2.0):
+    """C3: the default (α=4, f=k²) is best or within ``within`` of the best ARS-UCB final regret in a majority
+    of the panels of one sweep, and its across-run s.d. is in the smallest half of the panel's variants in a
+    majority. ``sweep`` names the ARS-UCB variants of the sweep (the α-sweep or the f-sweep); only panels
+    plotting exactly these are used, so the two sweeps get their own verdicts (an f-sweep panel cannot
+    contain α = 2).
+
+    Per panel, "within" is judged with standard errors: the default is close if (1 + within)·best − default
+    exceeds ``z`` s.e., far if it is below −z s.e., undecided otherwise; the claim is inconclusive while the
+    undecided panels could still tip the majority."""
+    sweep = set(sweep)
+    close, far, small_sd, total, parts = 0, 0, 0, 0, []
     for fig in (figures or [figure]):
         for panel in ctx.spec.figures[fig]["panels"]:
             algos = [a for a in panel.get("algorithms", []) if a.startswith("ars")]
-            if algorithm not in algos:
+            if set(algos) != sweep or algorithm not in algos:
                 continue
-            finals = {a: _final(ctx, fig, panel["id"], a) for a in algos}
-            means = {a: v[0] for a, v in finals.items()}
-            sds = {a: v[1] * math.sqrt(v[2]) for a, v in finals.items()}
-            best = min(means.values())
+            finals = {a: ctx.point(fig, panel["id"], a) for a in algos}
+            sds = {a: p.se * math.sqrt(p.n) for a, p in finals.items()}
+            best_algo = min(finals, key=lambda a: finals[a].mean)
+            best, mine = finals[best_algo], finals[algorithm]
             total += 1
-            is_close = means[algorithm] <= (1 + within) * best
+            if best_algo == algorithm:
+                verdict = "reproduced"
+            else:
+                verdict = compare_greater((1 + within) * best.mean - mine.mean,
+                                          math.hypot((1 + within) * best.se, mine.se), z)
+            close += verdict == "reproduced"
+            far += verdict == "not_reproduced"
             rank = sorted(sds.values()).index(sds[algorithm])
-            is_small = rank < math.ceil(sd_rank_fraction * len(sds))
-            close += is_close
-            small_sd += is_small
-            parts.append(f"{fig}/{panel['id']}: {fmt(means[algorithm])} vs best {fmt(best)}, sd rank {rank + 1}/{len(sds)}")
-    ok = close > total / 2 and small_sd > total / 2
-    return ClaimResult(measured=f"within {within:.0%} of best in {close}/{total} panels; sd in smallest half in "
-                                f"{small_sd}/{total} ({'; '.join(parts)})",
-                       threshold="majority of panels for both", verdict="reproduced" if ok else "not_reproduced")
+            small_sd += rank < math.ceil(sd_rank_fraction * len(sds))
+            excess = mine.mean / best.mean - 1.0
+            parts.append(f"{fig}/{panel['id']}: {fmt(mine.mean)} vs best {best_algo} {fmt(best.mean)} "
+                         f"(+{100 * excess:.0f} %), sd rank {rank + 1}/{len(sds)}")
+    if total == 0:
+        raise KeyError(f"no panel of {figures or [figure]} plots exactly the sweep {sorted(sweep)}")
+    majority = total / 2
+    if close > majority and small_sd > majority:
+        verdict = "reproduced"
+    elif total - far <= majority or small_sd <= majority:
+        verdict = "not_reproduced"
+    else:
+        verdict = "inconclusive"
+    undecided = total - close - far
+    return ClaimResult(measured=f"within {within:.0%} of best in {close}/{total} panels"
+                                + (f" ({undecided} within noise)" if undecided else "")
+                                + f"; sd in smallest half in {small_sd}/{total} ({'; '.join(parts)})",
+                       threshold=f"majority of panels for both (within {within:.0%} by > {z} s.e.)", verdict=verdict)
 
 
-def _slopes(curve):
-    T = int(curve.t.iloc[-1])
-    half, _, _ = _value_at(curve, T // 2)
-    final = float(curve["mean"].iloc[-1])
-    return half / (T // 2), (final - half) / (T - T // 2)
+def _slopes(ctx, figure, panel, algorithm):
+    """(first-half, second-half) mean regret slope of a curve."""
+    end = ctx.point(figure, panel, algorithm)
+    half = ctx.point(figure, panel, algorithm, t=end.t // 2).mean
+    return half / (end.t // 2), (end.mean - half) / (end.t - end.t // 2)
 
 
 @claim_check("composite_linear_vs_sublinear")
 def linear_vs_sublinear(ctx, figure, panels, linear, sublinear, min_slope_ratio=0.5, z=2.0):
     """C4: the baseline's second-half regret slope is ≥ 0.5 × its first-half slope (linear growth), the ARS
     curve's second-half slope is below its first-half slope (sub-linear) and it ends below the baseline."""
-    ok, parts = True, []
-    verdicts = []
+    parts, verdicts = [], []
     for panel in panels:
-        lin = ctx.curve(figure, panel, linear)
-        sub = ctx.curve(figure, panel, sublinear)
-        l1, l2 = _slopes(lin)
-        s1, s2 = _slopes(sub)
-        ml, sl, _ = _final(ctx, figure, panel, linear)
-        ms, ss, _ = _final(ctx, figure, panel, sublinear)
+        l1, l2 = _slopes(ctx, figure, panel, linear)
+        s1, s2 = _slopes(ctx, figure, panel, sublinear)
+        ml, sl, _, _ = ctx.point(figure, panel, linear)
+        ms, ss, _, _ = ctx.point(figure, panel, sublinear)
         lin_ok = l1 > 0 and l2 >= min_slope_ratio * l1
         sub_ok = s2 < s1
         below = compare_greater(ml - ms, math.hypot(sl, ss), z)
@@ -126,8 +170,7 @@ def linear_vs_sublinear(ctx, figure, panels, linear, sublinear, min_slope_ratio=
                         "inconclusive" if (lin_ok and sub_ok and below == "inconclusive") else "not_reproduced")
         parts.append(f"{panel}: CLW slopes {fmt(l1)}→{fmt(l2)}, ARS-EXP3 slopes {fmt(s1)}→{fmt(s2)}, "
                      f"final {fmt(ms)} vs CLW {fmt(ml)}")
-    verdict = ("reproduced" if all(v == "reproduced" for v in verdicts) else
-               "not_reproduced" if any(v == "not_reproduced" for v in verdicts) else "inconclusive")
+    verdict = combine_verdicts(verdicts)
     return ClaimResult(measured="; ".join(parts),
                        threshold=f"CLW 2nd-half slope >= {min_slope_ratio} x 1st-half; ARS-EXP3 2nd < 1st; ARS-EXP3 final "
                                  f"below CLW beyond {z} s.e.", verdict=verdict)
@@ -139,22 +182,21 @@ def clw_slightly_better(ctx, figure, panels, ars, clw_exact, clw_misspecified, m
     better"), and at least one misspecified CLW ends above ARS-EXP3 (beyond z s.e.)."""
     verdicts, parts = [], []
     for panel in panels:
-        ma, sa, _ = _final(ctx, figure, panel, ars)
-        mc, sc, _ = _final(ctx, figure, panel, clw_exact)
+        ma, sa, _, _ = ctx.point(figure, panel, ars)
+        mc, sc, _, _ = ctx.point(figure, panel, clw_exact)
         not_worse = compare_greater(ma - mc, math.hypot(sa, sc), z) != "not_reproduced"
         slight = mc >= (1 - max_margin) * ma
         worse_any = []
         for algo in clw_misspecified:
-            mm, sm, _ = _final(ctx, figure, panel, algo)
+            mm, sm, _, _ = ctx.point(figure, panel, algo)
             worse_any.append(compare_greater(mm - ma, math.hypot(sm, sa), z))
         mis = ("reproduced" if "reproduced" in worse_any else
                "inconclusive" if "inconclusive" in worse_any else "not_reproduced")
         verdicts.append("reproduced" if (not_worse and slight and mis == "reproduced") else
                         "not_reproduced" if (not not_worse or not slight or mis == "not_reproduced") else "inconclusive")
         parts.append(f"{panel}: ARS-EXP3 {fmt(ma)}, CLW(d) {fmt(mc)}, misspecified "
-                     + ", ".join(f"{a}={fmt(_final(ctx, figure, panel, a)[0])}" for a in clw_misspecified))
-    verdict = ("reproduced" if all(v == "reproduced" for v in verdicts) else
-               "not_reproduced" if any(v == "not_reproduced" for v in verdicts) else "inconclusive")
+                     + ", ".join(f"{a}={fmt(ctx.point(figure, panel, a).mean)}" for a in clw_misspecified))
+    verdict = combine_verdicts(verdicts)
     return ClaimResult(measured="; ".join(parts),
                        threshold=f"(1-{max_margin}) ARS <= CLW(d) <= ARS (+{z} s.e.); some misspecified CLW > ARS",
                        verdict=verdict)

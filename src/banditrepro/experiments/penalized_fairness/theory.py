@@ -42,7 +42,9 @@ def arm_classes(means, penalty) -> np.ndarray:
 
 def theorem_42_upper_bounds(inst: FixedInstance) -> np.ndarray:
     """Leading terms of Theorem 4.2's E N_k(T) bounds (without the O(1)):
-    critical arms max(8 ln T / Delta^2, tau T); non-critical min(8 ln T / (Delta - A)^2, tau T)."""
+    (b) critical arms max{8 ln T / Delta^2, tau T};
+    (c) non-critical arms max{min{8 ln T / (Delta - A)^2, tau T}, 8 ln T / Delta^2}. The outer max
+    is UCB1's own exploration: an arm is pulled about 8 ln T / Delta^2 times whatever its penalty."""
     log_t = math.log(inst.horizon)
     classes = arm_classes(inst.means, inst.penalty)
     gaps = inst.gaps
@@ -51,5 +53,6 @@ def theorem_42_upper_bounds(inst: FixedInstance) -> np.ndarray:
         if c == "critical":
             out[k] = max(8 * log_t / gaps[k] ** 2, inst.tau[k] * inst.horizon)
         elif c == "noncritical":
-            out[k] = min(8 * log_t / (gaps[k] - inst.penalty[k]) ** 2, inst.tau[k] * inst.horizon)
+            out[k] = max(min(8 * log_t / (gaps[k] - inst.penalty[k]) ** 2, inst.tau[k] * inst.horizon),
+                         8 * log_t / gaps[k] ** 2)
     return out
