@@ -269,36 +269,44 @@ def _batch_attempt(pairs, n, k, base, sub, tag, key, state, work, counters, flag
     Writes into ``work[5, :n]`` the draw where ``flags[q]`` says _SETTLED (both gammas accepted by
     their squeeze tests) and sets _POLAR_OK where the polar step accepted.
     """
-    da_arr = state[_DA].ravel()  # views: the state is C-contiguous
-    ca_arr = state[_CA].ravel()
-    db_arr = state[_DB].ravel()
-    cb_arr = state[_CB].ravel()
-    for q in range(n):
-        counters[q] = (base + np.uint64(pairs[q])) * np.uint64(_BETA_COUNTERS) + np.uint64(k)
+    da_all = state[_DA].ravel()  # views: the state is C-contiguous
+    ca_all = state[_CA].ravel()
+    db_all = state[_DB].ravel()
+    cb_all = state[_CB].ravel()
     s_arr = work[0]
     v1_arr = work[1]
     v2_arr = work[2]
     u1_arr = work[3]
     u2_arr = work[4]
     out = work[5]
+    da_arr = work[6]
+    ca_arr = work[7]
+    db_arr = work[8]
+    cb_arr = work[9]
+    for q in range(n):  # gathered first, so that the arithmetic below runs on contiguous arrays
+        p = pairs[q]
+        counters[q] = (base + np.uint64(p)) * np.uint64(_BETA_COUNTERS) + np.uint64(k)
+        da_arr[q] = da_all[p]
+        ca_arr[q] = ca_all[p]
+        db_arr[q] = db_all[p]
+        cb_arr[q] = cb_all[p]
     _first_attempt_words(counters[:n], sub, tag, key, s_arr, v1_arr, v2_arr, u1_arr, u2_arr)
     for q in range(n):
         out[q] = math.log(s_arr[q])
     for q in range(n):
-        p = pairs[q]
         s = s_arr[q]
         f = math.sqrt(-2.0 * out[q] / s)  # NaN or inf where the polar step rejects
         za = v1_arr[q] * f
         zb = v2_arr[q] * f
-        va = 1.0 + ca_arr[p] * za
-        vb = 1.0 + cb_arr[p] * zb
+        va = 1.0 + ca_arr[q] * za
+        vb = 1.0 + cb_arr[q] * zb
         za2 = za * za
         zb2 = zb * zb
         polar_ok = (s < 1.0) & (s != 0.0)
         settled = (polar_ok & (va > 0.0) & (vb > 0.0) & (u1_arr[q] < 1.0 - 0.0331 * za2 * za2)
                    & (u2_arr[q] < 1.0 - 0.0331 * zb2 * zb2))
-        x = da_arr[p] * (va * va * va)
-        y = db_arr[p] * (vb * vb * vb)
+        x = da_arr[q] * (va * va * va)
+        y = db_arr[q] * (vb * vb * vb)
         out[q] = x / (x + y)
         flags[q] = int(settled) * _SETTLED + int(polar_ok) * _POLAR_OK
 
@@ -323,7 +331,7 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     tag = stream[1]
     sub = stream[2] * np.uint64(2) + np.uint64(_BETA_SUB)
     base = idx * np.uint64(n_pairs)
-    work = np.empty((6, n_pairs))
+    work = np.empty((10, n_pairs))
     counters = np.empty(n_pairs, dtype=np.uint64)
     flags = np.empty(n_pairs, dtype=np.int64)
     pairs = np.arange(n_pairs)
