@@ -29,8 +29,8 @@ KERNELS = {
 PARAMS = {
     "rcucb": [rcucb.rcucb_params(), rcucb.rcucb_params(unit_bonus=True), rcucb.rcucb_params(observable=True),
               rcucb.rcucb_params(alpha=0.3, unit_bonus=True, observable=True)],
-    "ucb": [cb.ucb_params(), cb.ucb_params(2.0)],
-    "ts": [cb.ts_params(), cb.ts_params(single_pair_update=True)],
+    "ucb": [cb.ucb_params(scale=10.0), cb.ucb_params(2.0, scale=10.0)],
+    "ts": [cb.ts_params(scale=10.0), cb.ts_params(single_pair_update=True, scale=10.0)],
 }
 
 

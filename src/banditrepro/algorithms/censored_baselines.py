@@ -5,19 +5,21 @@ Same kernel protocol as :mod:`banditrepro.algorithms.rcucb` (``select``/``update
 
 Both rescale the virtual-arm reward (eq. 7)
     Y = (R - c(C)) 1{C <= tau} - lambda(tau) 1{C > tau}
-to (Y + L) / (1 + L) with L = lambda(tau_max) = ``lam[-1]``, "equivalent to assuming that the
-reward sequence is in [0, 1]".
+to (Y + L) / (1 + L) with L = lambda(tau_max), "equivalent to assuming that the
+reward sequence is in [0, 1]". tau_max is the largest admissible limit (M is a subset of
+(0, tau_max]), which need not be on the grid: F.1's M1 = {0.5, 0.9} has L = lambda(1) = 10. L is
+the params' last entry.
 
 * Modified UCB (eq. 31): per-pair counts T and sums of Y from that pair's own pulls only;
   round-robin over all n*m pairs first, then argmax of (Ybar + L)/(1 + L) + sqrt(alpha ln t/(2T)).
-  State rows: 0 T, 1 sum of Y. Params: (alpha,).
+  State rows: 0 T, 1 sum of Y. Params: (alpha, L).
 * Modified Thompson sampling (eq. 32): Beta(1 + S, 1 + F) posterior per pair; round-robin first
   (applying the update, digest A8), then argmax of one posterior draw per pair. After a pull of
   (I, tau_J), every pair (I, tau_j) with j <= J is updated with its own independent Bernoulli
   trial of success probability clip((Y_j + L)/(1 + L), 0, 1) (the "update all tau <= tau_t" rule;
   Y_j is observable for j <= J because censoring at tau_J implies C > tau_j). The clip is needed
   because R can exceed 1 under the default truncation (digest A9). State rows: 0 S, 1 F.
-  Params: (single_pair_update,): 1 updates only the played pair (the "strict" reading the
+  Params: (single_pair_update, L): single_pair_update = 1 updates only the played pair (the "strict" reading the
   paper mentions and rejects; sensitivity only).
 """
 
@@ -50,7 +52,7 @@ def ucb_select(t, state, taus, lam, params, scores, stream):
     m = state.shape[2]
     if t <= n_arms * m:
         return t - 1
-    scale = lam[m - 1]
+    scale = params[1]  # L = lambda(tau_max)
     explore = params[0] * math.log(t) / 2.0
     for i in range(n_arms):
         for j in range(m):
@@ -159,7 +161,7 @@ def ts_select(t, state, taus, lam, params, scores, stream):
 @njit(cache=True)
 def ts_update(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream):
     m = state.shape[2]
-    scale = lam[m - 1]
+    scale = params[1]  # L = lambda(tau_max)
     j_first = j_played if params[0] != 0.0 else 0
     for j in range(j_first, j_played + 1):
         y = virtual_reward(reward, consumption, taus[j], lam[j], cost_slope)
@@ -190,8 +192,7 @@ _SLACK = 1e-12
 @njit(cache=True, error_model="numpy")
 def ucb_update_fast(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream):
     ucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream)
-    m = state.shape[2]
-    scale = lam[m - 1]
+    scale = params[1]
     count = state[0, arm, j_played]
     state[2, arm, j_played] = (state[1, arm, j_played] / count + scale) / (1.0 + scale)
     state[3, arm, j_played] = 1.0 / math.sqrt(count)
@@ -360,11 +361,21 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     return rng.stream_argmax_random_ties(stream, scores)
 
 
-def ucb_params(alpha: float = 1.0) -> np.ndarray:
+def ucb_params(alpha: float = 1.0, *, scale: float) -> np.ndarray:
+    """(alpha, L): ``scale`` is L = lambda(tau_max) of the rescaling (Y + L) / (1 + L).
+
+    tau_max is the largest admissible limit, not the grid's largest point: on the F.1 grid
+    M1 = {0.5, 0.9} of (0, 1], L = lambda(1) = 10, not lambda(0.9) = 9.
+    """
     if alpha <= 0:
         raise ValueError("alpha must be > 0")
-    return np.array([alpha], dtype=np.float64)
+    if scale < 0:
+        raise ValueError("the scale L = lambda(tau_max) must be >= 0")
+    return np.array([alpha, scale], dtype=np.float64)
 
 
-def ts_params(single_pair_update: bool = False) -> np.ndarray:
-    return np.array([float(single_pair_update)], dtype=np.float64)
+def ts_params(single_pair_update: bool = False, *, scale: float) -> np.ndarray:
+    """(single_pair_update, L) with L = lambda(tau_max) as in :func:`ucb_params`."""
+    if scale < 0:
+        raise ValueError("the scale L = lambda(tau_max) must be >= 0")
+    return np.array([float(single_pair_update), scale], dtype=np.float64)
