@@ -188,16 +188,21 @@ def rcucb_params(alpha: float = 1.0, unit_bonus: bool = False, observable: bool 
 # --- z-RCUCB ------------------------------------------------------------------------------
 #
 # Per-arm adaptive grids. State per arm: up to ``capacity`` grid points with columns
-# 0 tau, 1 N, 2 G, 3 S, 4 active (1/0); N0 per arm. The choice (eq. 13) is
+# 0 tau, 1 N, 2 G, 3 S, 4 active (1/0), 5 N0 (pulls of the arm since the point was created); and
+# the arm's total pulls n0. The choice (eq. 13) is
 #   nu_hat + c(n T^2 / delta; alpha) + (tau - down(tau)),
 # with c(x; alpha) = sqrt(2 alpha ln x / N) + lambda(tau) sqrt(2 alpha ln x / N0) and nu_hat = 0,
 # c = inf for a point never updated. After each update, every point tau of the played arm with
 # (tau - down(tau)) >= c(tau) is extended: the m - 1 interior equidistant points of
-# [down(tau), tau] are added (eq. 14). The survival counts S of new points start at 0 and only
-# accumulate later pulls, as do their N and G ("initialise with nu_hat = 0, c = inf").
+# [down(tau), tau] are added (eq. 14). Algorithm 1 initialises new points afresh ("initialise
+# nu_hat and c"): their estimates, eq. (8)-(9) with their own counters, start at 0 and only
+# accumulate later pulls. So a new point's survival estimate Lambda_hat = lambda S / N0 divides its
+# exceedances S by the arm's pulls since its creation (column 5), not by the arm's total pulls,
+# which would count pulls whose exceedances were never recorded and bias Lambda_hat towards 0.
+# The initial point tau_max exists from round 1, so its N0 is the arm's total.
 
-ZCOLS = 5
-_ZT, _ZN, _ZG, _ZS, _ZA = 0, 1, 2, 3, 4
+ZCOLS = 6
+_ZT, _ZN, _ZG, _ZS, _ZA, _ZN0 = 0, 1, 2, 3, 4, 5
 
 
 @njit(cache=True)
@@ -219,7 +224,9 @@ def zrcucb_confidence(point, n0, lam_tau, log_level, alpha):
 
 @njit(cache=True)
 def zrcucb_select(grids, counts, n0, lam_params, alpha, log_level, stream):
-    """Returns (arm, point index). ``lam_params = (slope_low, slope_high, switch)``."""
+    """Returns (arm, point index). ``lam_params = (slope_low, slope_high, switch)``.
+
+    ``n0`` (the arms' total pulls) is not needed: every point carries its own N0 (column 5)."""
     n_arms = grids.shape[0]
     best = -math.inf
     best_arm = 0
@@ -232,10 +239,10 @@ def zrcucb_select(grids, counts, n0, lam_params, alpha, log_level, stream):
                 continue
             tau = pt[_ZT]
             lam_tau = zrcucb_penalty(tau, lam_params)
-            conf = zrcucb_confidence(pt, n0[i], lam_tau, log_level, alpha)
+            conf = zrcucb_confidence(pt, pt[_ZN0], lam_tau, log_level, alpha)
             nu_hat = 0.0
             if pt[_ZN] > 0.0:
-                nu_hat = pt[_ZG] / pt[_ZN] - lam_tau * pt[_ZS] / n0[i]
+                nu_hat = pt[_ZG] / pt[_ZN] - lam_tau * pt[_ZS] / pt[_ZN0]
             score = nu_hat + conf + (tau - zrcucb_down(grids[i], counts[i], tau))
             if score > best:
                 best = score
@@ -272,6 +279,7 @@ def zrcucb_update(grids, counts, n0, arm, tau_played, reward, consumption, cost_
                 pt[_ZG] += reward - cost_slope * consumption
         if consumption > pt[_ZT]:
             pt[_ZS] += 1.0
+        pt[_ZN0] += 1.0
     n0[arm] += 1.0
     added = 0
     n_before = counts[arm]
@@ -281,7 +289,7 @@ def zrcucb_update(grids, counts, n0, arm, tau_played, reward, consumption, cost_
             continue
         tau = pt[_ZT]
         down = zrcucb_down(g, n_before, tau)
-        conf = zrcucb_confidence(pt, n0[arm], zrcucb_penalty(tau, lam_params), log_level, alpha)
+        conf = zrcucb_confidence(pt, pt[_ZN0], zrcucb_penalty(tau, lam_params), log_level, alpha)
         if tau - down >= conf:
             if counts[arm] + refine_m - 1 > g.shape[0]:
                 continue  # capacity reached: stop refining this arm
