@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 from repo_copy import copy_repo as _copy_repo
 from repo_copy import run_snakemake as _snakemake
 
@@ -42,14 +44,21 @@ def test_smoke_dag_builds_figures_summaries_and_claims(workdir, paper):
 
 @pytest.mark.slow
 def test_results_are_identical_across_sharding_and_cores(tmp_path):
-    """Summaries and figures are byte-identical whether replications run as 5 shards on 2 cores
-    or as one shard on 1 core, and across rebuilds from scratch."""
+    """Summaries and figures are byte-identical whether replications run as 5 shards on 2 cores, with
+    one experiment's own shard_size (3) overriding the global one, or as one shard on 1 core, and
+    across rebuilds from scratch."""
     builds = []
     for i, (cores, shard_size) in enumerate((("2", "5"), ("1", "1000"))):
         repo = _copy_repo(tmp_path / f"build{i}")
+        if shard_size == "5":
+            cfg_path = repo / "config/papers/satisficing_ucl.yaml"
+            cfg = yaml.safe_load(cfg_path.read_text())
+            cfg["experiments"]["mean_reward"]["shard_size"] = 3
+            cfg_path.write_text(yaml.safe_dump(cfg, allow_unicode=True))
         _snakemake(repo, "--cores", cores, *DETERMINISM_TARGETS, "--config", "scale=smoke", f"shard_size={shard_size}")
         shards = list((repo / "results/satisficing_ucl/shards/mean_reward").glob("*.npz"))
-        assert len(shards) == (5 if shard_size == "5" else 1)
+        replications = load_paper("satisficing_ucl", "smoke", repo).experiments["mean_reward"].replications
+        assert len(shards) == (math.ceil(replications / 3) if shard_size == "5" else 1)
         builds.append({t: (repo / t).read_bytes() for t in DETERMINISM_TARGETS})
     different = [t for t in DETERMINISM_TARGETS if builds[0][t] != builds[1][t]]
     assert not different, f"outputs differ between builds: {different}"

@@ -128,7 +128,7 @@ def test_rcucb_counts_are_the_defining_sums(pulls):
 def test_ucb_round_robin_then_index():
     s = fresh(n=2)
     scores = np.empty(6)
-    p = cb.ucb_params()
+    p = cb.ucb_params(scale=10.0)
     for t in range(1, 7):
         assert cb.ucb_select(t, s, TAUS, LAM, p, scores, stream()) == t - 1
     s[0] = [[5, 4, 3], [2, 2, 8]]
@@ -144,7 +144,7 @@ def test_ucb_round_robin_then_index():
 
 def test_ucb_updates_only_the_played_pair_with_eq7():
     s = fresh()
-    p = cb.ucb_params()
+    p = cb.ucb_params(scale=10.0)
     cb.ucb_update(1, s, TAUS, LAM, p, 1, 1, 0.9, 0.7, KAPPA, stream())  # censored at 0.5
     assert s[0, 1, 1] == 1 and s[1, 1, 1] == pytest.approx(-0.05)
     cb.ucb_update(1, s, TAUS, LAM, p, 1, 2, 0.9, 0.7, KAPPA, stream())  # observed at 1.0
@@ -161,17 +161,17 @@ def test_ts_updates_every_lower_limit_with_clipped_probability():
     n = 4000
     st_ = stream(3)
     for _ in range(n):
-        cb.ts_update(1, s, taus, lam, cb.ts_params(), 0, 2, 20.0, 0.3, KAPPA, st_)
+        cb.ts_update(1, s, taus, lam, cb.ts_params(scale=10.0), 0, 2, 20.0, 0.3, KAPPA, st_)
     assert s[0, 0, 1] == n and s[0, 0, 2] == n and s[1, 0, 1] == 0
     assert s[0, 0, 0] + s[1, 0, 0] == n
     assert s[0, 0, 0] / n == pytest.approx(9.98 / 11, abs=4 * math.sqrt(0.09 / n))
     # penalty equal to L gives p = 0
     s2 = fresh(n=1)
-    cb.ts_update(1, s2, taus, lam, cb.ts_params(), 0, 2, 0.5, 5.0, KAPPA, st_)
+    cb.ts_update(1, s2, taus, lam, cb.ts_params(scale=10.0), 0, 2, 0.5, 5.0, KAPPA, st_)
     assert s2[1, 0, 2] == 1 and s2[0, 0, 2] == 0
     # single-pair reading touches only the played pair
     s3 = fresh(n=1)
-    cb.ts_update(1, s3, taus, lam, cb.ts_params(single_pair_update=True), 0, 2, 0.5, 0.1, KAPPA, st_)
+    cb.ts_update(1, s3, taus, lam, cb.ts_params(single_pair_update=True, scale=10.0), 0, 2, 0.5, 0.1, KAPPA, st_)
     assert s3[:2, 0, :2].sum() == 0 and s3[:2, 0, 2].sum() == 1
 
 
@@ -179,10 +179,58 @@ def test_ts_round_robin_initialisation():
     s = fresh(n=2)
     scores = np.empty(6)
     for t in range(1, 7):
-        assert cb.ts_select(t, s, TAUS, LAM, cb.ts_params(), scores, stream()) == t - 1
+        assert cb.ts_select(t, s, TAUS, LAM, cb.ts_params(scale=10.0), scores, stream()) == t - 1
 
 
 @pytest.mark.parametrize("a,b", [(1.0, 1.0), (2.0, 7.0), (40.0, 15.0), (3000.0, 9000.0)])
 def test_beta_draw_follows_the_beta_law(a, b):
     x = np.array([cb.beta_draw(a, b, np.uint64(77), np.uint64(3), np.uint64(1), np.uint64(i)) for i in range(20000)])
     assert stats.kstest(x, stats.beta(a, b).cdf).pvalue > 1e-3
+
+
+# --- the baselines' scale L = lambda(tau_max) (audit #10.5) ---------------------------------------
+
+def test_baseline_scale_is_lambda_of_tau_max_not_of_the_largest_grid_point():
+    """F.1's M1 = {0.5, 0.9} lies in (0, 1]: L = lambda(1) = 10 (piecewise: 10 x above 0.5), not
+    lambda(0.9) = 9; on linspace grids ending at tau_max both agree (10; F.3: lambda(0.6) = 6)."""
+    from pathlib import Path
+
+    from banditrepro.experiments.censored_resources.instances import build_synthetic
+    from banditrepro.experiments.spec import load_paper
+
+    spec = load_paper("censored_resources", "smoke", Path(__file__).resolve().parents[2])
+    for exp_id, lam_last, scale in [("f1m1_poscorr", 9.0, 10.0), ("s51_poscorr", 10.0, 10.0), ("f3", 6.0, 6.0)]:
+        exp = spec.experiments[exp_id]
+        for algo in ("ucb", "ts"):
+            sim = build_synthetic(exp, algo)
+            assert sim.lam[-1] == pytest.approx(lam_last)
+            assert sim.policy_params[-1] == pytest.approx(scale)
+
+
+def test_ucb_index_on_m1_uses_l_equal_10():
+    taus = np.array([0.5, 0.9])
+    lam = np.array([0.05, 9.0])  # lambda on M1
+    s = np.zeros((4, 1, 2))
+    s[0, 0] = [4, 2]
+    s[1, 0] = [2.0, -9.0 + 0.8]  # pair (0, 0.9): one censored pull (Y = -9), one with Y = 0.8
+    scores = np.empty(2)
+    t = 50
+    cb.ucb_select(t, s, taus, lam, cb.ucb_params(scale=10.0), scores, stream())
+    assert scores[1] == pytest.approx((-8.2 / 2 + 10) / 11 + math.sqrt(math.log(50) / 4))  # = 0.5364 + 0.9890
+    assert scores[0] == pytest.approx((0.5 + 10) / 11 + math.sqrt(math.log(50) / 8))
+
+
+def test_ts_update_on_m1_gives_a_censored_pull_at_0_9_success_probability_1_over_11():
+    """Censored at tau = 0.9: Y = -lambda(0.9) = -9, p = (-9 + 10) / 11 = 1/11 (with L = 9 it was 0, a
+    sure failure). The Bernoulli trial is stream_uniform <= p, so the count is known exactly."""
+    taus = np.array([0.5, 0.9])
+    lam = np.array([0.05, 9.0])
+    s = np.zeros((4, 1, 2))
+    st_ = stream(9)
+    replay = stream(9)
+    expected_successes = 0
+    for _ in range(500):
+        cb.ts_update(1, s, taus, lam, cb.ts_params(single_pair_update=True, scale=10.0), 0, 1, 0.7, 0.95, KAPPA, st_)
+        expected_successes += rng.stream_uniform(replay) <= 1.0 / 11.0
+    assert s[0, 0, 1] == expected_successes and s[1, 0, 1] == 500 - expected_successes
+    assert 20 < expected_successes < 75  # about 500/11 = 45

@@ -33,7 +33,7 @@ def run(policy, params, arms=None, taus=None, lam=None, reps=REPS, seed=0):
 
 
 @pytest.mark.parametrize("policy,params", [("rcucb", rcucb.rcucb_params()), ("rcucb", rcucb.rcucb_params(unit_bonus=True)),
-                                           ("ucb", cb.ucb_params()), ("ts", cb.ts_params())])
+                                           ("ucb", cb.ucb_params(scale=1.0)), ("ts", cb.ts_params(scale=1.0))])
 def test_regret_grows_logarithmically_not_linearly(policy, params):
     sim, out = run(policy, params)
     r = out.curves["regret"].mean(axis=0)
@@ -46,7 +46,7 @@ def test_rcucb_beats_the_virtual_arm_ucb():
     """Theorem 1's point on a small instance: sharing (censored) observations across limits lowers
     the regret of the UCB reduction. (Against TS no such guarantee exists; on this instance TS wins.)"""
     _, out_r = run("rcucb", rcucb.rcucb_params())
-    _, out_u = run("ucb", cb.ucb_params())
+    _, out_u = run("ucb", cb.ucb_params(scale=1.0))
     assert np.all(out_r.finals["final_regret"] < out_u.finals["final_regret"])
 
 
@@ -56,7 +56,7 @@ def test_censoring_of_rcucb_converges_to_the_optimal_pair():
 
 
 def test_metrics_are_consistent():
-    sim, out = run("ts", cb.ts_params(), reps=3)
+    sim, out = run("ts", cb.ts_params(scale=1.0), reps=3)
     c = out.curves
     assert np.all(np.diff(c["regret"], axis=1) >= -1e-9)
     assert np.all(c["censored"][:, -1] <= T) and np.all(c["optimal"][:, -1] <= T)
@@ -65,7 +65,7 @@ def test_metrics_are_consistent():
 
 
 def test_results_do_not_depend_on_replication_blocking():
-    sim, full = run("ts", cb.ts_params(), reps=4)
+    sim, full = run("ts", cb.ts_params(scale=1.0), reps=4)
     noise = np.arange(4, dtype=np.uint64) + np.uint64(1000)
     pol = np.arange(4, dtype=np.uint64) + np.uint64(5000)
     part = sim.run(noise[2:], pol[2:], CHECKPOINTS)

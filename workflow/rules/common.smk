@@ -76,7 +76,7 @@ def experiment_shards(paper, experiment):
     exp = paper_spec(paper).experiments[experiment]
     return [
         f"results/{paper}/shards/{experiment}/{shard_name(a, b)}.npz"
-        for a, b in exp.shards(config["shard_size"])
+        for a, b in exp.job_shards(config["shard_size"])
     ]
 
 

@@ -84,6 +84,101 @@ def rcucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption
     state[_N0, arm, 0] += 1.0
 
 
+# --- RCUCB, incremental form used by the simulation loop ----------------------------------
+#
+# Profiling (docs/papers/censored_resources.md, "Cost") showed select spending its time on the
+# divisions and square roots of n*m indices per round, although only the played arm's pairs change.
+# The fast kernels keep, per pair, the parts of the index that change only when the arm is pulled:
+# row 4 ``G/N - lambda S/N0`` (``G/N - lambda S/N`` observable) and row 5 ``1/sqrt(N)``. Each round
+# ``select`` bounds every index by multiply-adds and evaluates the printed expression, with the
+# same floating-point operations as :func:`rcucb_select`, only for pairs whose bound reaches the
+# running maximum of the scan. A pair below the running maximum can neither become the maximum nor
+# tie with it, so the choice and the tie-breaking draws are exactly those of :func:`rcucb_select`
+# (tests/censored_resources/test_fast_kernels.py checks choices, scores and stream positions).
+
+FAST_STATE_ROWS = 6
+_BASE, _INVSQ = 4, 5
+# The bound's relative slack: sqrt(e / n) and sqrt(e) * (1 / sqrt(n)) differ by a few ulps (< 1e-15).
+_SLACK = 1e-12
+
+
+@njit(cache=True, error_model="numpy")
+def rcucb_refresh_arm(state, lam, params, arm):
+    """Recompute the cached rows 4-5 of ``arm`` from rows 0-3 (after an update of that arm)."""
+    m = state.shape[2]
+    observable = params[2] != 0.0
+    n0 = state[_N0, arm, 0]
+    for j in range(m):
+        n_ij = state[_N, arm, j]
+        gain = state[_G, arm, j] / n_ij
+        if observable:
+            penalty = lam[j] * state[_S, arm, j] / n_ij
+        else:
+            penalty = lam[j] * state[_S, arm, j] / n0
+        state[_BASE, arm, j] = gain - penalty
+        state[_INVSQ, arm, j] = 1.0 / math.sqrt(n_ij)
+
+
+@njit(cache=True, error_model="numpy")
+def rcucb_update_fast(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream):
+    rcucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream)
+    rcucb_refresh_arm(state, lam, params, arm)
+
+
+@njit(cache=True, error_model="numpy")
+def rcucb_select_fast(t, state, taus, lam, params, scores, stream):
+    """:func:`rcucb_select` on a state kept by :func:`rcucb_update_fast` (same choice, same draws)."""
+    n_arms = state.shape[1]
+    m = state.shape[2]
+    if t <= n_arms:
+        return (t - 1) * m + (m - 1)
+    alpha = params[0]
+    unit_bonus = params[1] != 0.0
+    observable = params[2] != 0.0
+    explore = 2.0 * alpha * math.log(t)
+    radius = math.sqrt(explore)
+    best = -np.inf
+    count = 0
+    choice = 0
+    for i in range(n_arms):
+        n0 = state[_N0, i, 0]
+        arm_conf = 0.0
+        if not observable:
+            arm_conf = math.sqrt(explore / n0)  # one per arm, exactly the per-pair value of rcucb_select
+        for j in range(m):
+            base = state[_BASE, i, j]
+            conf_bound = radius * state[_INVSQ, i, j]
+            if observable:
+                pen_bound = conf_bound
+            else:
+                pen_bound = arm_conf
+            if not unit_bonus:
+                pen_bound *= lam[j]
+            bound = base + conf_bound + pen_bound
+            if bound + _SLACK * (abs(base) + conf_bound + abs(pen_bound)) < best:
+                continue
+            n_ij = state[_N, i, j]
+            conf = math.sqrt(explore / n_ij)
+            if observable:
+                pen_conf = math.sqrt(explore / n_ij)
+            else:
+                pen_conf = arm_conf
+            if not unit_bonus:
+                pen_conf *= lam[j]
+            v = base + conf + pen_conf
+            scores[i * m + j] = v
+            # rng.stream_argmax_random_ties, restricted to the pairs that can reach the maximum
+            if v > best:
+                best = v
+                count = 1
+                choice = i * m + j
+            elif v == best:
+                count += 1
+                if rng.stream_uniform(stream) * count <= 1.0:
+                    choice = i * m + j
+    return choice
+
+
 def rcucb_params(alpha: float = 1.0, unit_bonus: bool = False, observable: bool = False) -> np.ndarray:
     if alpha <= 0:
         raise ValueError("alpha must be > 0")
@@ -93,16 +188,21 @@ def rcucb_params(alpha: float = 1.0, unit_bonus: bool = False, observable: bool 
 # --- z-RCUCB ------------------------------------------------------------------------------
 #
 # Per-arm adaptive grids. State per arm: up to ``capacity`` grid points with columns
-# 0 tau, 1 N, 2 G, 3 S, 4 active (1/0); N0 per arm. The choice (eq. 13) is
+# 0 tau, 1 N, 2 G, 3 S, 4 active (1/0), 5 N0 (pulls of the arm since the point was created); and
+# the arm's total pulls n0. The choice (eq. 13) is
 #   nu_hat + c(n T^2 / delta; alpha) + (tau - down(tau)),
 # with c(x; alpha) = sqrt(2 alpha ln x / N) + lambda(tau) sqrt(2 alpha ln x / N0) and nu_hat = 0,
 # c = inf for a point never updated. After each update, every point tau of the played arm with
 # (tau - down(tau)) >= c(tau) is extended: the m - 1 interior equidistant points of
-# [down(tau), tau] are added (eq. 14). The survival counts S of new points start at 0 and only
-# accumulate later pulls, as do their N and G ("initialise with nu_hat = 0, c = inf").
+# [down(tau), tau] are added (eq. 14). Algorithm 1 initialises new points afresh ("initialise
+# nu_hat and c"): their estimates, eq. (8)-(9) with their own counters, start at 0 and only
+# accumulate later pulls. So a new point's survival estimate Lambda_hat = lambda S / N0 divides its
+# exceedances S by the arm's pulls since its creation (column 5), not by the arm's total pulls,
+# which would count pulls whose exceedances were never recorded and bias Lambda_hat towards 0.
+# The initial point tau_max exists from round 1, so its N0 is the arm's total.
 
-ZCOLS = 5
-_ZT, _ZN, _ZG, _ZS, _ZA = 0, 1, 2, 3, 4
+ZCOLS = 6
+_ZT, _ZN, _ZG, _ZS, _ZA, _ZN0 = 0, 1, 2, 3, 4, 5
 
 
 @njit(cache=True)
@@ -124,7 +224,9 @@ def zrcucb_confidence(point, n0, lam_tau, log_level, alpha):
 
 @njit(cache=True)
 def zrcucb_select(grids, counts, n0, lam_params, alpha, log_level, stream):
-    """Returns (arm, point index). ``lam_params = (slope_low, slope_high, switch)``."""
+    """Returns (arm, point index). ``lam_params = (slope_low, slope_high, switch)``.
+
+    ``n0`` (the arms' total pulls) is not needed: every point carries its own N0 (column 5)."""
     n_arms = grids.shape[0]
     best = -math.inf
     best_arm = 0
@@ -137,10 +239,10 @@ def zrcucb_select(grids, counts, n0, lam_params, alpha, log_level, stream):
                 continue
             tau = pt[_ZT]
             lam_tau = zrcucb_penalty(tau, lam_params)
-            conf = zrcucb_confidence(pt, n0[i], lam_tau, log_level, alpha)
+            conf = zrcucb_confidence(pt, pt[_ZN0], lam_tau, log_level, alpha)
             nu_hat = 0.0
             if pt[_ZN] > 0.0:
-                nu_hat = pt[_ZG] / pt[_ZN] - lam_tau * pt[_ZS] / n0[i]
+                nu_hat = pt[_ZG] / pt[_ZN] - lam_tau * pt[_ZS] / pt[_ZN0]
             score = nu_hat + conf + (tau - zrcucb_down(grids[i], counts[i], tau))
             if score > best:
                 best = score
@@ -177,6 +279,7 @@ def zrcucb_update(grids, counts, n0, arm, tau_played, reward, consumption, cost_
                 pt[_ZG] += reward - cost_slope * consumption
         if consumption > pt[_ZT]:
             pt[_ZS] += 1.0
+        pt[_ZN0] += 1.0
     n0[arm] += 1.0
     added = 0
     n_before = counts[arm]
@@ -186,7 +289,7 @@ def zrcucb_update(grids, counts, n0, arm, tau_played, reward, consumption, cost_
             continue
         tau = pt[_ZT]
         down = zrcucb_down(g, n_before, tau)
-        conf = zrcucb_confidence(pt, n0[arm], zrcucb_penalty(tau, lam_params), log_level, alpha)
+        conf = zrcucb_confidence(pt, pt[_ZN0], zrcucb_penalty(tau, lam_params), log_level, alpha)
         if tau - down >= conf:
             if counts[arm] + refine_m - 1 > g.shape[0]:
                 continue  # capacity reached: stop refining this arm

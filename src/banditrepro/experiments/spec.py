@@ -63,11 +63,22 @@ class ExperimentSpec:
     common_random_numbers: bool
     repo_root: Path
     config: dict = field(repr=False)  # resolved config subset (provenance)
+    # replications per Snakemake job for this experiment; None = the workflow's global shard_size
+    shard_size: int | None = None
 
     def shards(self, shard_size: int) -> list[tuple[int, int]]:
         """Replication blocks [start, stop) of at most ``shard_size`` replications."""
         n = math.ceil(self.replications / shard_size)
         return [(i * shard_size, min((i + 1) * shard_size, self.replications)) for i in range(n)]
+
+    def job_shards(self, default_size: int) -> list[tuple[int, int]]:
+        """The blocks run as jobs: the experiment's own ``shard_size`` if it sets one, else ``default_size``.
+
+        Costly experiments set their own so that one job stays well under a minute of one core
+        (docs/papers/censored_resources.md, "Cost"); neither size changes a number, since every
+        replication has its own random streams whatever block it runs in.
+        """
+        return self.shards(self.shard_size or default_size)
 
     def label(self, algorithm: str) -> str:
         return self.algorithms[algorithm].get("label", algorithm)
@@ -192,7 +203,7 @@ def load_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") ->
             checkpoints=checkpoint_grid(horizon, exp.get("checkpoints")),
             params=params, algorithms=algorithms, data=exp.get("data", []),
             requires=exp.get("requires", []), common_random_numbers=exp.get("common_random_numbers", True),
-            repo_root=repo_root, config=exp)
+            repo_root=repo_root, config=exp, shard_size=exp.get("shard_size"))
     spec = PaperSpec(paper=paper, title=resolved["title"], scale=scale, experiments=experiments,
                      figures=resolved.get("figures", {}), claims=resolved.get("claims", []),
                      tables=resolved.get("tables", {}), resolutions=resolved.get("resolutions", []),

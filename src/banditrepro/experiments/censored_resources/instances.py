@@ -16,8 +16,9 @@ from .simulation import CensoredSimulation
 
 INSTANCES = ("poscorr", "negcorr", "indep", "many_arms", "low_censoring")
 GRID_FIELDS = {
-    "values": Param(list, default=OMITTED, items=Param(float), doc="explicit limits tau (instead of tau_max/size)"),
-    "tau_max": Param(float, default=OMITTED),
+    "values": Param(list, default=OMITTED, items=Param(float),
+                    doc="explicit limits tau (instead of size); tau_max must still be given"),
+    "tau_max": Param(float, default=OMITTED, doc="largest admissible limit: M is a subset of (0, tau_max]"),
     "size": Param(int, default=OMITTED, doc="m"),
     "reading": Param(str, default="linspace", choices=("linspace", "k_over_m", "interior"),
                      doc="reading of 'equidistant grid of size m' (digest A3)"),
@@ -79,31 +80,40 @@ def synthetic_arms(params: dict) -> ce.CensoredArms:
     raise ValueError(f"unknown censored_resources instance {name!r}")
 
 
-def grid_from(params: dict) -> np.ndarray:
+def grid_from(params: dict) -> tuple[np.ndarray, float]:
+    """The limit grid and tau_max, the largest admissible limit (the grid's last point or above)."""
     g = complete(params["grid"], GRID_FIELDS, "params/grid")
+    if "tau_max" not in g:
+        raise ValueError("params/grid: tau_max is required (the baselines' scale L = lambda(tau_max) needs it)")
+    tau_max = float(g["tau_max"])
     if "values" in g:
-        return np.asarray(g["values"], dtype=np.float64)
-    return ce.resource_grid(float(g["tau_max"]), int(g["size"]), g["reading"])
+        taus = np.asarray(g["values"], dtype=np.float64)
+        if taus.size == 0 or taus[-1] > tau_max:
+            raise ValueError(f"params/grid: values {g['values']} must be non-empty and <= tau_max = {tau_max}")
+        return taus, tau_max
+    return ce.resource_grid(tau_max, int(g["size"]), g["reading"]), tau_max
 
 
-def policy_from(algo: dict) -> tuple[str, np.ndarray]:
+def policy_from(algo: dict, scale: float) -> tuple[str, np.ndarray]:
+    """Kernel name and parameters; ``scale`` is L = lambda(tau_max) of the UCB/TS rescaling."""
     algo = complete_entry(algo, ALGORITHM_PARAMS)
     policy = algo["policy"]
     if policy == "rcucb":
         return policy, rcucb.rcucb_params(float(algo["alpha"]), bool(algo["unit_bonus"]), bool(algo["observable"]))
     if policy == "ucb":
-        return policy, cb.ucb_params(float(algo["alpha"]))
+        return policy, cb.ucb_params(float(algo["alpha"]), scale=scale)
     if policy == "ts":
-        return policy, cb.ts_params(bool(algo["single_pair_update"]))
+        return policy, cb.ts_params(bool(algo["single_pair_update"]), scale=scale)
     raise ValueError(f"unknown policy {policy!r}")
 
 
 @simulation_builder("censored_synthetic", params=SYNTHETIC_PARAMS, algorithm=ALGORITHM_PARAMS)
 def build_synthetic(experiment, algorithm: str) -> CensoredSimulation:
     params = experiment.params
-    taus = grid_from(params)
+    taus, tau_max = grid_from(params)
     lam = ce.penalty_values(taus, params["penalty"])
-    policy, pparams = policy_from(experiment.algorithms[algorithm])
+    scale = float(ce.penalty_values([tau_max], params["penalty"])[0])
+    policy, pparams = policy_from(experiment.algorithms[algorithm], scale)
     return CensoredSimulation(synthetic_arms(params), taus, lam, float(params["cost_slope"]), policy, pparams)
 
 
@@ -129,5 +139,6 @@ def build_ames(experiment, algorithm: str) -> CensoredSimulation:
     expected = 2 * arms.n_arms * taus.size
     if experiment.horizon != expected:
         raise ValueError(f"{experiment.id}: horizon {experiment.horizon} != T = 2 n m = {expected} (Sec. 5.2)")
-    policy, pparams = policy_from(experiment.algorithms[algorithm])
+    # tau_max = Q3 is the grid's last point, so L = lambda(Q3) = 10 Q3 (digest: "10 Q3 for Ames")
+    policy, pparams = policy_from(experiment.algorithms[algorithm], float(lam[-1]))
     return CensoredSimulation(arms, taus, lam, float(experiment.params["cost_slope"]), policy, pparams)

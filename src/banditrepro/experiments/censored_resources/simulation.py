@@ -36,23 +36,29 @@ POLICY_CODES = {"rcucb": POLICY_RCUCB, "ucb": POLICY_UCB, "ts": POLICY_TS}
 METRICS = ("regret", "censored", "reward", "gain", "optimal")
 
 
+# The fast kernels keep derived per-pair terms in extra state rows; their choices and random draws
+# are those of the reference kernels (rcucb_select, ucb_select, ts_select), which the unit tests
+# check by hand and tests/censored_resources/test_fast_kernels.py compares with the fast ones.
+STATE_ROWS = max(rcucb.FAST_STATE_ROWS, cb.UCB_FAST_STATE_ROWS, cb.TS_FAST_STATE_ROWS)
+
+
 @njit
 def _select(code, t, state, taus, lam, params, scores, stream):
     if code == POLICY_RCUCB:
-        return rcucb.rcucb_select(t, state, taus, lam, params, scores, stream)
+        return rcucb.rcucb_select_fast(t, state, taus, lam, params, scores, stream)
     if code == POLICY_UCB:
-        return cb.ucb_select(t, state, taus, lam, params, scores, stream)
-    return cb.ts_select(t, state, taus, lam, params, scores, stream)
+        return cb.ucb_select_fast(t, state, taus, lam, params, scores, stream)
+    return cb.ts_select_fast(t, state, taus, lam, params, scores, stream)
 
 
 @njit
 def _update(code, t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream):
     if code == POLICY_RCUCB:
-        rcucb.rcucb_update(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
+        rcucb.rcucb_update_fast(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
     elif code == POLICY_UCB:
-        cb.ucb_update(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
+        cb.ucb_update_fast(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
     else:
-        cb.ts_update(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
+        cb.ts_update_fast(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
 
 
 @njit
@@ -67,7 +73,7 @@ def simulate(policy_code, policy_params, env_code, env_params, env_table, taus, 
     acc = np.zeros(5)
     scores = np.empty(n_arms * m)
     for r in range(n_reps):
-        state = np.zeros((4, n_arms, m))
+        state = np.zeros((STATE_ROWS, n_arms, m))
         pulls = np.zeros(n_arms, dtype=np.int64)
         stream = np.empty(4, dtype=np.uint64)
         stream[0] = policy_keys[r]

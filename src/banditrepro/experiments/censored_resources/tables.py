@@ -52,7 +52,7 @@ def censored_ground_truth(ctx, experiments, truncations):
     out = []
     for exp_id in experiments:
         exp = ctx.spec.experiments[exp_id]
-        taus = grid_from(exp.params)
+        taus, _ = grid_from(exp.params)
         lam = ce.penalty_values(taus, exp.params["penalty"])
         for trunc in truncations:
             if exp.params["instance"] == "indep" and trunc != truncations[0]:
