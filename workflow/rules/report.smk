@@ -11,8 +11,8 @@ rule claims:
         seed=config["seed"],
         scale=config["scale"],
         claims=lambda w: paper_spec(w.paper).claims,
-        unavailable=lambda w: figure_availability(w.paper)[1],
-        standin=lambda w: sorted(figure_availability(w.paper)[2]),
+        unavailable=lambda w: figure_availability(w.paper).missing,
+        standin=lambda w: sorted(figure_availability(w.paper).standin),
     log:
         "logs/{paper}/claims.log",
     conda:
@@ -50,8 +50,8 @@ rule paper_report:
     params:
         seed=config["seed"],
         scale=config["scale"],
-        unavailable=lambda w: figure_availability(w.paper)[1],
-        standin=lambda w: sorted(figure_availability(w.paper)[2]),
+        unavailable=lambda w: figure_availability(w.paper).missing,
+        standin=lambda w: sorted(figure_availability(w.paper).standin),
     log:
         "logs/{paper}/report.log",
     conda:
