@@ -1,6 +1,7 @@
 # Helper functions shared by the rules (no rules here).
 import sys
 from functools import cache
+from typing import NamedTuple
 
 from snakemake.exceptions import WorkflowError
 
@@ -51,25 +52,47 @@ def dataset_state(name):
     return st
 
 
+# Precomputed inputs (an experiment's `requires:` paths) that a paper rule file may switch off or
+# make depend on data: {path: function returning why it cannot be built, or None}. Example:
+# censored_resources' forest table under `ames_forest: off`.
+REQUIREMENT_STATUS = {}
+
+
+def dataset_missing_reason(names):
+    """Why figures needing ``names`` cannot be built (None when every dataset is available)."""
+    unavailable = [name for name in names if not dataset_state(name).available]
+    if unavailable:
+        return f"needs {', '.join(unavailable)} (unavailable; see `snakemake datasets`)"
+    return None
+
+
+class FigureAvailability(NamedTuple):
+    built: list  # figures to build, in config order
+    missing: dict  # {figure: one-line reason it is not built}
+    standin: set  # built figures that use stand-in data
+
+
 @cache
 def figure_availability(paper):
-    """(built figures, {figure: reason not built}, {figures on stand-in data})."""
+    """Which figures of ``paper`` are built, which are not (and why), which use stand-in data."""
     spec = paper_spec(paper)
     built, missing, standin = [], {}, set()
     for fig in spec.figures:
-        unavailable = []
-        for name in spec.figure_datasets(fig):
-            st = dataset_state(name)
-            if not st.available:
-                unavailable.append(name)
-            elif st.standin:
-                standin.add(fig)
-        if unavailable:
-            missing[fig] = f"needs {', '.join(unavailable)} (unavailable; see `snakemake datasets`)"
+        datasets = spec.figure_datasets(fig)
+        reasons = [dataset_missing_reason(datasets)]
+        for exp in spec.figure_experiments(fig):
+            for path in spec.experiments[exp].requires:
+                if path in REQUIREMENT_STATUS:
+                    reasons.append(REQUIREMENT_STATUS[path]())
+        reasons = list(dict.fromkeys(r for r in reasons if r))
+        if reasons:
+            missing[fig] = "; ".join(reasons)
             print(f"banditrepro: {paper} {fig} skipped: {missing[fig]}", file=sys.stderr)
         else:
             built.append(fig)
-    return built, missing, standin
+            if any(dataset_state(name).standin for name in datasets):
+                standin.add(fig)
+    return FigureAvailability(built, missing, standin)
 
 
 def experiment_shards(paper, experiment):
@@ -102,7 +125,7 @@ def figure_shards(wildcards):
 
 
 def built_figures(paper):
-    return figure_availability(paper)[0]
+    return figure_availability(paper).built
 
 
 def paper_summaries(wildcards):

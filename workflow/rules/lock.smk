@@ -12,9 +12,9 @@ rule lock:
         lambda w: [f for p in available_papers() for f in locked_outputs(p)],
     params:
         files={p: locked_outputs(p) for p in available_papers()},
-        not_built={p: figure_availability(p)[1] for p in available_papers()},
+        not_built={p: figure_availability(p).missing for p in available_papers()},
         measured_time={p: measured_time(p) for p in available_papers()},
-        papers=config["papers"],
+        papers=available_papers(),
         scale=config["scale"],
         seed=config["seed"],
         repo_root=str(REPO_ROOT),
@@ -33,7 +33,7 @@ rule verify:
         + [f"results/{p}/claims.csv" for p in verdict_papers()],
     params:
         files={p: locked_outputs(p) for p in locked_papers()},
-        not_built={p: figure_availability(p)[1] for p in locked_papers()},
+        not_built={p: figure_availability(p).missing for p in locked_papers()},
         measured_time={p: measured_time(p) for p in locked_papers()},
         verdict_papers=verdict_papers(),
         papers=available_papers(),

@@ -17,7 +17,7 @@ rule plot_figure:
     params:
         scale=config["scale"],
         figure=lambda w: paper_spec(w.paper).figures[w.figure],
-        standin=lambda w: w.figure in figure_availability(w.paper)[2],
+        standin=lambda w: w.figure in figure_availability(w.paper).standin,
     log:
         "logs/{paper}/plot/{figure}.log",
     conda:

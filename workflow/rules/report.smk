@@ -12,8 +12,8 @@ rule claims_figure:
         seed=config["seed"],
         scale=config["scale"],
         claims=lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
-        unavailable=lambda w: figure_availability(w.paper)[1],
-        standin=lambda w: sorted(figure_availability(w.paper)[2]),
+        unavailable=lambda w: figure_availability(w.paper).missing,
+        standin=lambda w: sorted(figure_availability(w.paper).standin),
     log:
         "logs/{paper}/claims/{figure}.log",
     conda:
@@ -82,8 +82,8 @@ rule paper_report:
     params:
         seed=config["seed"],
         scale=config["scale"],
-        unavailable=lambda w: figure_availability(w.paper)[1],
-        standin=lambda w: sorted(figure_availability(w.paper)[2]),
+        unavailable=lambda w: figure_availability(w.paper).missing,
+        standin=lambda w: sorted(figure_availability(w.paper).standin),
         findings=lambda w: paper_findings(w.paper),
     log:
         "logs/{paper}/report.log",

@@ -19,16 +19,33 @@ R = 1 - NRMSE_{i,k}, C = training time_{i,k}).
 * Stored per (configuration, run): RMSE, training seconds, and mean/sd/range of y_test so that any
   NRMSE normaliser can be recomputed; the default is RMSE / (max y_test - min y_test).
 
+The table as cached data: its ``train_seconds`` are measured times, so every recompute (on another
+machine, or again on the same one) gives other numbers, and the paper-scale grid costs about 80
+CPU-minutes. The paper-scale table is therefore shipped with the repository (``SHIPPED_TABLE``,
+only ``SHIPPED_COLUMNS``) with a provenance sidecar naming the machine, libraries, date and command
+that made it and the file's sha256, checked before every use (``read_verified``). The workflow key
+``ames_forest`` picks the source: ``cached`` (the shipped table), ``recompute`` (the forest jobs on
+this machine), ``off`` (no Ames parts).
+
 Command line (used by workflow/rules/papers/censored_resources.smk)::
 
     python -m banditrepro.experiments.censored_resources.forest chunk --table T --run K --mtry M \
         --trees 100 200 ... --node-sizes 3 5 7 9 --fractions .55 .632 .75 .8 --seed S --out chunk.csv
     python -m banditrepro.experiments.censored_resources.forest merge chunk1.csv ... --out table.csv
+    python -m banditrepro.experiments.censored_resources.forest export --table table.csv --out active.csv
+    python -m banditrepro.experiments.censored_resources.forest install --table shipped.csv --out active.csv
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
+import json
+import os
+import platform
+import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -39,6 +56,14 @@ import pandas as pd
 TARGET = "Sale_Price"
 COLUMNS = ["run", "num_trees", "mtry", "min_node_size", "sample_fraction", "rmse", "train_seconds",
            "y_test_mean", "y_test_sd", "y_test_range"]
+# What the bandit (R = 1 - RMSE / range of y_test, C = train_seconds) and the tables read.
+SHIPPED_COLUMNS = ["run", "num_trees", "mtry", "min_node_size", "sample_fraction", "rmse", "train_seconds",
+                   "y_test_range"]
+# The paper-scale table shipped with the repository (relative to the repository root).
+SHIPPED_TABLE = "data/ames_forest/surrogate_table.csv"
+# The table the `ames` experiment replays, whatever its source (its `requires:` path).
+ACTIVE_TABLE = "results/censored_resources/forest/surrogate_table.csv"
+PROGRESS_SECONDS = 5.0  # a chunk log line at least this often (one increment of 100 trees takes about 1 s)
 
 
 def split_indices(n_rows: int, run: int, seed: int, train_fraction: float = 0.7) -> tuple[np.ndarray, np.ndarray]:
@@ -58,9 +83,33 @@ def load_model_table(path: Path | str) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
+class Progress:
+    """Log lines "fits done/total, elapsed, estimate of the rest" at least every ``every`` seconds (wall)."""
+
+    def __init__(self, total: int, label: str = "", every: float = PROGRESS_SECONDS, stream=None):
+        self.total, self.label, self.every = int(total), label, float(every)
+        self.stream = stream if stream is not None else sys.stderr
+        self.done = 0
+        self.start = self.last = time.perf_counter()
+
+    def step(self, n: int = 1) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if now - self.last >= self.every or self.done == self.total:
+            self.last = now
+            elapsed = now - self.start
+            rest = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
+            print(f"{self.label}fits {self.done}/{self.total}, elapsed {elapsed:.0f} s, about {rest:.0f} s left",
+                  file=self.stream, flush=True)
+
+
 def fit_prefix_forests(X_train, y_train, X_test, y_test, tree_counts, mtry: int, min_node_size: int,
-                       sample_fraction: float, seed: int) -> list[tuple[int, float, float]]:
-    """(num_trees, rmse, train_seconds) for every value of ``tree_counts`` (increasing), from one forest."""
+                       sample_fraction: float, seed: int, progress: Progress | None = None
+                       ) -> list[tuple[int, float, float]]:
+    """(num_trees, rmse, train_seconds) for every value of ``tree_counts`` (increasing), from one forest.
+
+    A "fit" for ``progress`` is one num.trees prefix (one warm-start increment).
+    """
     from sklearn.ensemble import RandomForestRegressor
 
     tree_counts = sorted(int(k) for k in tree_counts)
@@ -82,14 +131,18 @@ def fit_prefix_forests(X_train, y_train, X_test, y_test, tree_counts, mtry: int,
         used = count
         rmse = float(np.sqrt(np.mean((pred_sum / count - y_test) ** 2)))
         out.append((count, rmse, elapsed))
+        if progress is not None:
+            progress.step()
     return out
 
 
 def run_chunk(table: Path | str, run: int, mtry_values, tree_counts, node_sizes, fractions, seed: int,
-              train_fraction: float = 0.7) -> pd.DataFrame:
+              train_fraction: float = 0.7, progress_every: float = PROGRESS_SECONDS, log=None) -> pd.DataFrame:
     X, y = load_model_table(table)
     train, test = split_indices(len(y), run, seed, train_fraction)
     y_test = y[test]
+    n_fits = len(mtry_values) * len(node_sizes) * len(fractions) * len(tree_counts)
+    progress = Progress(n_fits, f"run {run}, mtry {' '.join(str(m) for m in mtry_values)}: ", progress_every, log)
     rows = []
     for mtry in mtry_values:
         for node in node_sizes:
@@ -98,7 +151,7 @@ def run_chunk(table: Path | str, run: int, mtry_values, tree_counts, node_sizes,
                 fseed = int(np.random.SeedSequence(seed, spawn_key=(run, int(mtry), int(node), int(round(frac * 1000)))
                                                    ).generate_state(1)[0])
                 for count, rmse, secs in fit_prefix_forests(X[train], y[train], X[test], y_test, tree_counts, mtry,
-                                                            node, frac, fseed):
+                                                            node, frac, fseed, progress):
                     rows.append((run, count, int(mtry), int(node), float(frac), rmse, secs, float(y_test.mean()),
                                  float(y_test.std(ddof=1)), float(y_test.max() - y_test.min())))
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -111,6 +164,9 @@ def merge_chunks(paths) -> pd.DataFrame:
 
 def nrmse(df: pd.DataFrame, normaliser: str = "range") -> np.ndarray:
     column = {"range": "y_test_range", "sd": "y_test_sd", "mean": "y_test_mean"}[normaliser]
+    if column not in df.columns:
+        raise ValueError(f"normaliser {normaliser!r} needs column {column}, which the shipped table does not carry "
+                         f"(it keeps {', '.join(SHIPPED_COLUMNS)}); build the full table with ames_forest: recompute")
     return df["rmse"].to_numpy() / df[column].to_numpy()
 
 
@@ -130,10 +186,160 @@ def arm_tables(df: pd.DataFrame, normaliser: str = "range") -> tuple[np.ndarray,
     return rew.to_numpy(), sec.to_numpy(), arms
 
 
+# --- the table as cached data: provenance, sha256, export and install ----------------------------
+
+
+def sha256_of(path: Path | str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def sidecar_path(path: Path | str) -> Path:
+    return Path(str(path) + ".provenance.json")
+
+
+def cpu_model() -> str:
+    """The CPU's model name (Linux /proc/cpuinfo; else what platform reports)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def machine_record() -> dict:
+    """Whose training times these are: the machine and the libraries that measured them."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    libs = {"python": platform.python_version()}
+    for dist in ("numpy", "pandas", "scikit-learn", "scipy", "joblib", "banditrepro"):
+        try:
+            libs[dist] = version(dist)
+        except PackageNotFoundError:
+            libs[dist] = "absent"
+    return {
+        "cpu_model": cpu_model(),
+        "logical_cpus": os.cpu_count(),
+        "threads_per_fit": 1,  # n_jobs = 1 (digest A11); the times are that thread's CPU seconds
+        "platform": platform.platform(),
+        "libraries": libs,
+    }
+
+
+def time_quartiles(df: pd.DataFrame) -> dict:
+    """Q1, median, Q3 of all arm-run training times and of run 0's (the limit grid's source)."""
+    q_all = np.percentile(df["train_seconds"], [25, 50, 75])
+    q_first = np.percentile(df.loc[df["run"] == df["run"].min(), "train_seconds"], [25, 50, 75])
+    return {"all_runs": dict(zip(("q1", "median", "q3"), map(float, q_all))),
+            "first_run": dict(zip(("q1", "median", "q3"), map(float, q_first)))}
+
+
+def export_table(merged: Path | str, out: Path | str, command: str, merge_record: dict | None = None,
+                 source_label: str | None = None) -> dict:
+    """Write the ``SHIPPED_COLUMNS`` of a merged table to ``out`` with its provenance sidecar (sha256 included).
+
+    ``merge_record`` says how the merged table was made (command, date, seed, commit, ``measured_on``: the
+    machine that ran the forests); by default the merged table's own sidecar written by ``merge``. Where a
+    field is absent, the machine is taken to be this one.
+    """
+    df = pd.read_csv(merged)
+    missing = [c for c in SHIPPED_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{merged}: no column(s) {', '.join(missing)}")
+    df = df[SHIPPED_COLUMNS]
+    arm_tables(df)  # every configuration has every run
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    df.to_csv(tmp, index=False)  # floats in shortest round-trip form: the same numbers as the merged table
+    tmp.replace(out)
+    merged_prov = merge_record
+    if merged_prov is None:
+        merged_prov = json.loads(sidecar_path(merged).read_text()) if sidecar_path(merged).exists() else {}
+    measured = merged_prov.get("measured_on") or machine_record()
+    keys = ["run", "mtry", "min_node_size", "sample_fraction"]
+    prov = {
+        "what": "AmesHousing random-forest surrogate table of censored_resources (Sec. 5.2): one row per "
+                "(run, num_trees, mtry, min_node_size, sample_fraction); train_seconds is the single-thread "
+                "CPU time of the fit, measured on the machine below",
+        "file": out.name,
+        "sha256": sha256_of(out),
+        "rows": len(df),
+        "columns": SHIPPED_COLUMNS,
+        "grid": {"runs": int(df["run"].nunique()),
+                 **{k: sorted(df[k].unique().tolist()) for k in ("num_trees", "mtry", "min_node_size",
+                                                                  "sample_fraction")}},
+        "forest_fits": len(df.groupby(keys)),
+        "total_training_seconds": float(df.groupby(keys)["train_seconds"].max().sum()),
+        "train_seconds_quartiles": time_quartiles(df),
+        "measured_on": measured,
+        "made_by": {"forest_command": merged_prov.get("command", "unknown"),
+                    "forest_date": merged_prov.get("date", "unknown"),
+                    "seed": merged_prov.get("seed"),
+                    "git_commit": merged_prov.get("git_commit", "unknown"),
+                    "export_command": command},
+        "date": merged_prov.get("date", "unknown"),
+    }
+    if source_label:
+        prov["source"] = source_label
+    sidecar_path(out).write_text(json.dumps(prov, indent=2, sort_keys=True) + "\n")
+    return prov
+
+
+def read_provenance(path: Path | str) -> dict:
+    side = sidecar_path(path)
+    if not side.exists():
+        raise ValueError(f"{path}: no provenance sidecar {side.name}; the surrogate table cannot be checked")
+    return json.loads(side.read_text())
+
+
+def verify(path: Path | str) -> dict:
+    """Check ``path`` against the sha256 of its provenance sidecar; return the provenance."""
+    prov = read_provenance(path)
+    actual = sha256_of(path)
+    if actual != prov.get("sha256"):
+        raise ValueError(f"{path}: sha256 {actual} differs from {prov.get('sha256')} recorded in "
+                         f"{sidecar_path(path).name}: the table was edited or damaged. Restore it (git checkout) "
+                         "or rebuild it with ames_forest: recompute")
+    return prov
+
+
+def read_verified(path: Path | str) -> tuple[pd.DataFrame, dict]:
+    """The surrogate table and its provenance, after the sha256 check."""
+    prov = verify(path)
+    return pd.read_csv(path), prov
+
+
+def install_table(table: Path | str, out: Path | str, source: str) -> dict:
+    """Verify ``table`` and copy it with its provenance to ``out`` (the experiment's ``requires:`` path)."""
+    prov = verify(table)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(table, out)
+    prov = dict(prov, source=source, installed_from=str(table))
+    sidecar_path(out).write_text(json.dumps(prov, indent=2, sort_keys=True) + "\n")
+    return prov
+
+
+def describe_source(prov: dict) -> str:
+    """One line: where the training times of a table come from."""
+    m = prov.get("measured_on", {})
+    where = f"{m.get('cpu_model', 'unknown CPU')}, {m.get('threads_per_fit', 1)} thread per fit"
+    when = prov.get("date", "unknown date")
+    if prov.get("source") == "cached":
+        return f"shipped table (sha256 {prov.get('sha256', '?')[:12]}), measured on {where}, {when}"
+    return f"recomputed on this machine ({where}), {when}"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m banditrepro.experiments.censored_resources.forest")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("chunk")
+    c = sub.add_parser("chunk", help="fit the forests of one (run, mtry) chunk")
     c.add_argument("--table", required=True)
     c.add_argument("--run", type=int, required=True)
     c.add_argument("--mtry", type=int, nargs="+", required=True)
@@ -142,23 +348,52 @@ def main(argv=None) -> int:
     c.add_argument("--fractions", type=float, nargs="+", required=True)
     c.add_argument("--seed", type=int, required=True)
     c.add_argument("--out", required=True)
-    m = sub.add_parser("merge")
+    c.add_argument("--progress-every", type=float, default=PROGRESS_SECONDS, help="seconds between log lines")
+    m = sub.add_parser("merge", help="merge chunks into one table (with a provenance sidecar)")
     m.add_argument("chunks", nargs="+")
     m.add_argument("--out", required=True)
+    m.add_argument("--seed", type=int)
+    e = sub.add_parser("export", help="write the shipped columns of a merged table with provenance and sha256")
+    e.add_argument("--table", required=True)
+    e.add_argument("--out", required=True)
+    e.add_argument("--source", choices=["recompute"], help="label the table as recomputed on this machine")
+    e.add_argument("--merge-record", help="JSON file saying how the merged table was made (default: its sidecar)")
+    i = sub.add_parser("install", help="check a table's sha256 and copy it to the experiment's path")
+    i.add_argument("--table", required=True)
+    i.add_argument("--out", required=True)
+    i.add_argument("--source", choices=["cached", "recompute"], required=True)
     args = ap.parse_args(argv)
+    command = "python -m banditrepro.experiments.censored_resources.forest " + shlex.join(
+        sys.argv[1:] if argv is None else list(argv))
     if args.cmd == "chunk":
         t0 = time.process_time()
-        df = run_chunk(args.table, args.run, args.mtry, args.trees, args.node_sizes, args.fractions, args.seed)
+        df = run_chunk(args.table, args.run, args.mtry, args.trees, args.node_sizes, args.fractions, args.seed,
+                       progress_every=args.progress_every)
         tmp = Path(args.out).with_suffix(".tmp")
         df.to_csv(tmp, index=False)
         tmp.replace(args.out)
         print(f"run {args.run}, mtry {args.mtry}: {len(df)} rows, CPU {time.process_time() - t0:.1f} s", file=sys.stderr)
-    else:
+    elif args.cmd == "merge":
+        from ... import provenance
+
         df = merge_chunks(args.chunks)
         df.to_csv(args.out, index=False)
+        sidecar_path(args.out).write_text(json.dumps({
+            "sha256": sha256_of(args.out), "rows": len(df), "chunks": len(args.chunks), "seed": args.seed,
+            "measured_on": machine_record(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
+            "command": "snakemake (rule censored_resources_forest_table): " + command,
+            "git_commit": provenance.git_commit(Path.cwd()),
+        }, indent=2, sort_keys=True) + "\n")
         print(f"merged {len(args.chunks)} chunks: {len(df)} rows; total training time "
               f"{df.groupby(['run', 'mtry', 'min_node_size', 'sample_fraction'])['train_seconds'].max().sum():.1f} s",
               file=sys.stderr)
+    elif args.cmd == "export":
+        record = json.loads(Path(args.merge_record).read_text()) if args.merge_record else None
+        prov = export_table(args.table, args.out, command, record, source_label=args.source)
+        print(f"{args.out}: {prov['rows']} rows, sha256 {prov['sha256']}", file=sys.stderr)
+    else:
+        prov = install_table(args.table, args.out, args.source)
+        print(f"{args.out}: {describe_source(prov)}", file=sys.stderr)
     return 0
 
 
@@ -169,20 +404,21 @@ if __name__ == "__main__":
 # --- helpers for workflow/rules/papers/censored_resources.smk --------------------------------
 
 
-def forest_grid(scale: str, repo_root) -> dict:
-    """The ``ames`` experiment's forest grid at ``scale`` (read from the paper config)."""
+@functools.cache
+def forest_grid(repo_root) -> dict:
+    """The ``ames`` experiment's forest grid (paper scale: the grid of the shipped table), read once."""
     from ..spec import load_paper
 
-    return load_paper("censored_resources", scale, repo_root).experiments["ames"].params["forest"]
+    return load_paper("censored_resources", "paper", repo_root).experiments["ames"].params["forest"]
 
 
-def chunk_paths(scale: str, repo_root) -> list[str]:
-    """Chunk files of the surrogate table at ``scale``: one per (run, mtry)."""
-    grid = forest_grid(scale, repo_root)
-    return [f"results/censored_resources/forest/{scale}/chunks/run{k:02d}_mtry{m}.csv"
+def chunk_paths(repo_root) -> list[str]:
+    """Chunk files of a recomputed surrogate table: one per (run, mtry)."""
+    grid = forest_grid(repo_root)
+    return [f"results/censored_resources/forest/paper/chunks/run{k:02d}_mtry{m}.csv"
             for k in range(int(grid["runs"])) for m in grid["mtry"]]
 
 
-def grid_argument(scale: str, repo_root, key: str) -> str:
+def grid_argument(repo_root, key: str) -> str:
     """Space-separated values of one grid entry, for the chunk command line."""
-    return " ".join(str(v) for v in forest_grid(scale, repo_root)[key])
+    return " ".join(str(v) for v in forest_grid(repo_root)[key])

@@ -120,11 +120,15 @@ def build_synthetic(experiment, algorithm: str) -> CensoredSimulation:
 # --- AmesHousing -----------------------------------------------------------------------------
 
 
+def ames_table(experiment) -> tuple[pd.DataFrame, dict]:
+    """The surrogate table the experiment replays and its provenance, after the sha256 check."""
+    return forest.read_verified(Path(experiment.repo_root) / experiment.requires[0])
+
+
 def ames_setting(experiment) -> tuple[ce.CensoredArms, np.ndarray, np.ndarray, pd.DataFrame]:
     """Arms replaying the surrogate table, the limit grid linspace(Q1, Q3, m) of run 0's times, lambda."""
     params = experiment.params
-    path = Path(experiment.repo_root) / experiment.requires[0]
-    table = pd.read_csv(path)
+    table, _ = ames_table(experiment)
     rewards, times, arm_list = forest.arm_tables(table, params["normaliser"])
     first_run = times[:, 0]  # "if each possible configuration is run once": run k = 1
     q1, q3 = np.percentile(first_run, [25, 75])  # numpy default = R type 7
