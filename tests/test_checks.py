@@ -27,6 +27,7 @@ from banditrepro.report.claims import (
     CLAIM_COLUMNS,
     claim_dependencies,
     claim_figures,
+    table_dependencies,
     evaluate_claims,
     merge_claims,
     read_claims,
@@ -278,6 +279,16 @@ def test_censored_synthetic_claims_never_wait_for_the_ames_experiment():
     for fig in claim_figures(spec):
         if fig not in ames_figures:
             assert not set(claim_dependencies(spec, fig)[1]) & set(ames), fig
+
+
+def test_censored_tables_wait_only_for_their_figures_and_named_experiments():
+    spec = load_paper("censored_resources", "smoke", REPO_ROOT)
+    ames = {e for e, x in spec.experiments.items() if "ameshousing" in x.data}
+    for table, tspec in spec.tables.items():
+        figures, experiments = table_dependencies(spec, table)
+        assert set(tspec.get("figures", [])) <= set(figures)
+        reads_ames = any(set(spec.figure_experiments(f)) & ames for f in tspec.get("figures", []))
+        assert bool(set(experiments) & ames) == reads_ames, table
 
 
 # --- headline-only tallies -----------------------------------------------------------------------

@@ -6,7 +6,7 @@ from typing import NamedTuple
 from snakemake.exceptions import WorkflowError
 
 from banditrepro.experiments.spec import ConfigError, load_paper, select_papers, shard_name
-from banditrepro.report.claims import claim_dependencies, claim_figures
+from banditrepro.report.claims import claim_dependencies, claim_figures, table_dependencies
 from banditrepro.report.findings import check_findings
 
 
@@ -128,18 +128,6 @@ def built_figures(paper):
     return figure_availability(paper).built
 
 
-def paper_summaries(wildcards):
-    return [f"results/{wildcards.paper}/{fig}/summary.csv" for fig in built_figures(wildcards.paper)]
-
-
-def paper_all_shards(wildcards):
-    spec = paper_spec(wildcards.paper)
-    exps = []
-    for fig in built_figures(wildcards.paper):
-        exps += [e for e in spec.figure_experiments(fig) if e not in exps]
-    return [f for e in exps for f in experiment_shards(wildcards.paper, e)]
-
-
 def table_ids(paper):
     """Tables whose figures are all built."""
     spec = paper_spec(paper)
@@ -164,14 +152,9 @@ def paper_targets(paper):
 
 
 # Claims per figure and the reports (rules in report.smk).
-def claim_figure_inputs(wildcards):
-    """The summaries and shards the claims of one figure read (none when the figure is not built)."""
-    paper, figure = wildcards.paper, wildcards.figure
-    built = built_figures(paper)
-    if figure not in built:
-        return {"summaries": [], "shards": []}
-    spec = paper_spec(paper)
-    figures, experiments = claim_dependencies(spec, figure)
+def _result_inputs(paper, figures, experiments):
+    """Summaries of the built figures and shards of the experiments whose data are available."""
+    spec, built = paper_spec(paper), built_figures(paper)
     # an experiment on unavailable data has no shards to wait for; its claims say "not measured"
     experiments = [e for e in experiments if all(dataset_state(d).available for d in spec.experiments[e].data)]
     return {
@@ -180,12 +163,21 @@ def claim_figure_inputs(wildcards):
     }
 
 
+def claim_figure_inputs(wildcards):
+    """The summaries and shards the claims of one figure read (none when the figure is not built)."""
+    paper, figure = wildcards.paper, wildcards.figure
+    if figure not in built_figures(paper):
+        return {"summaries": [], "shards": []}
+    return _result_inputs(paper, *claim_dependencies(paper_spec(paper), figure))
+
+
+def table_inputs(wildcards):
+    """The summaries and shards one table reads: its declared figures and what its args name."""
+    return _result_inputs(wildcards.paper, *table_dependencies(paper_spec(wildcards.paper), wildcards.table))
+
+
 def claim_figure_files(paper):
     return [f"results/{paper}/claims/{fig}.csv" for fig in claim_figures(paper_spec(paper))]
-
-
-def paper_claims_inputs(wildcards):
-    return {"summaries": paper_summaries(wildcards), "shards": paper_all_shards(wildcards)}
 
 
 @cache

@@ -3,6 +3,7 @@
 # Claims are evaluated per figure (results/<paper>/claims/<figure>.csv), each job waiting only for
 # the results its claims read (report.claims.claim_dependencies), then merged in config order: a
 # paper's synthetic-figure claims never wait for another figure's shards (e.g. the Ames table).
+# A table likewise waits only for its declared figures and the experiments its args name.
 rule claims_figure:
     input:
         unpack(claim_figure_inputs),
@@ -46,7 +47,7 @@ rule claims:
 
 rule table:
     input:
-        unpack(paper_claims_inputs),
+        unpack(table_inputs),
     output:
         csv=report(
             "results/{paper}/tables/{table}.csv",

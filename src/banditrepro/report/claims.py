@@ -48,25 +48,34 @@ def _strings(value) -> Iterable[str]:
             yield from _strings(v)
 
 
-def claim_dependencies(spec, figure: str) -> tuple[list[str], list[str]]:
-    """(figures, experiments) whose results the claims of ``figure`` may read: the figure itself,
-    every figure or experiment named in one of its claims' check arguments, and the experiments of
-    those figures. A name that is both something else (an algorithm id) and a figure or experiment
-    id only adds an input; it never hides one."""
-    figures, experiments = [figure], []
-    for claim in spec.claims:
-        if claim["figure"] != figure:
-            continue
-        for name in _strings({k: v for k, v in claim["check"].items() if k != "fn"}):
-            if name in spec.figures and name not in figures:
-                figures.append(name)
-            elif name in spec.experiments and name not in experiments:
-                experiments.append(name)
-    for fig in figures:
+def result_dependencies(spec, figures: Iterable[str], arguments) -> tuple[list[str], list[str]]:
+    """(figures, experiments) whose results a check or table may read: the given ``figures``, every
+    figure or experiment named anywhere in ``arguments`` (check or table args), and the experiments of
+    those figures. A name that is also something else (an algorithm id) only adds an input; it never
+    hides one."""
+    figs, experiments = list(dict.fromkeys(figures)), []
+    for name in _strings(arguments):
+        if name in spec.figures and name not in figs:
+            figs.append(name)
+        elif name in spec.experiments and name not in experiments:
+            experiments.append(name)
+    for fig in figs:
         for exp in spec.figure_experiments(fig):
             if exp not in experiments:
                 experiments.append(exp)
-    return figures, experiments
+    return figs, experiments
+
+
+def claim_dependencies(spec, figure: str) -> tuple[list[str], list[str]]:
+    """(figures, experiments) whose results the claims of ``figure`` may read (see result_dependencies)."""
+    args = [{k: v for k, v in c["check"].items() if k != "fn"} for c in spec.claims if c["figure"] == figure]
+    return result_dependencies(spec, [figure], args)
+
+
+def table_dependencies(spec, table: str) -> tuple[list[str], list[str]]:
+    """(figures, experiments) a table may read: its declared ``figures`` and what its args name."""
+    tspec = spec.tables[table]
+    return result_dependencies(spec, tspec.get("figures", []), tspec.get("args", {}))
 
 
 def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = None,
