@@ -314,7 +314,10 @@ def test_verdict_line_counts_headline_claims_only():
 
 def test_headline_sentence_names_what_did_not_reproduce():
     assert headline_sentence(_claims_df(TALLY_ROWS)) == (
-        "2 of the paper's 4 headline claims reproduce, 1 do not (H2) and 1 is inconclusive (H3).")
+        "2 of the paper's 4 headline claims reproduce, 1 does not (H2) and 1 is inconclusive (H3).")
+    two_bad = _claims_df([("A", "not_reproduced", "headline"), ("B", "not_reproduced", "headline"),
+                          ("C", "reproduced", "headline")])
+    assert headline_sentence(two_bad) == "1 of the paper's 3 headline claims reproduces and 2 do not (A, B)."
     assert headline_sentence(_claims_df(TALLY_ROWS[-2:])) == "This paper has no headline claims."
 
 

@@ -95,9 +95,9 @@ def headline_sentence(claims: pd.DataFrame) -> str:
     n = len(ok) + len(bad) + len(unsure)
     if n == 0:
         return "This paper has no headline claims."
-    parts = [f"{len(ok)} of the paper's {n} headline claims reproduce"]
+    parts = [f"{len(ok)} of the paper's {n} headline claims reproduce{'s' if len(ok) == 1 else ''}"]
     if bad:
-        parts.append(f"{len(bad)} do not ({', '.join(bad)})")
+        parts.append(f"{len(bad)} {'does' if len(bad) == 1 else 'do'} not ({', '.join(bad)})")
     if unsure:
         parts.append(f"{len(unsure)} {'is' if len(unsure) == 1 else 'are'} inconclusive ({', '.join(unsure)})")
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
