@@ -7,7 +7,7 @@ from snakemake.exceptions import WorkflowError
 
 from banditrepro.experiments.spec import ConfigError, load_paper, select_papers, shard_name
 from banditrepro.report.claims import claim_dependencies, claim_figures, table_dependencies
-from banditrepro.report.findings import check_findings
+from banditrepro.report.findings import FindingsError, check_findings
 
 
 wildcard_constraints:
@@ -183,7 +183,10 @@ def claim_figure_files(paper):
 @cache
 def paper_findings(paper):
     """The paper's findings entries, checked while the DAG is built: an unknown claim stops `snakemake -n`."""
-    return check_findings(paper_spec(paper))
+    try:
+        return check_findings(paper_spec(paper))
+    except FindingsError as err:
+        raise WorkflowError(str(err)) from None
 
 
 def paper_report_inputs(wildcards):
