@@ -254,6 +254,11 @@ def test_per_figure_claims_merge_to_the_whole_in_config_order(tmp_path):
         merge_claims(spec, parts + [parts[-1]] if parts[-1].claim_id.iat[0] == "H1" else parts + [parts[0]])
 
 
+def test_a_paper_without_claims_merges_to_an_empty_table(tmp_path):
+    write_claims(merge_claims(_spec([]), []), tmp_path / "c.csv")
+    assert (tmp_path / "c.csv").read_text() == ",".join(CLAIM_COLUMNS) + "\n"
+
+
 def test_read_claims_keeps_measured_text_as_written(tmp_path):
     df = pd.DataFrame([("X", "fig", "s", "1.10", "", "reproduced", "headline")], columns=CLAIM_COLUMNS)
     write_claims(df, tmp_path / "c.csv")

@@ -122,7 +122,8 @@ def read_claims(path) -> pd.DataFrame:
 
 def merge_claims(spec, parts: Iterable[pd.DataFrame]) -> pd.DataFrame:
     """The per-figure claim tables as one, in the config's claim order; every claim exactly once."""
-    merged = pd.concat(list(parts), ignore_index=True)
+    parts = list(parts)
+    merged = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=CLAIM_COLUMNS)
     order = [c["id"] for c in spec.claims]
     got = merged.claim_id.tolist()
     if sorted(got) != sorted(order):
