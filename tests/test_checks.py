@@ -324,6 +324,11 @@ def test_headline_sentence_names_what_did_not_reproduce():
                           ("C", "reproduced", "headline")])
     assert headline_sentence(two_bad) == "1 of the paper's 3 headline claims reproduces and 2 do not (A, B)."
     assert headline_sentence(_claims_df(TALLY_ROWS[-2:])) == "This paper has no headline claims."
+    unbuilt = _claims_df(TALLY_ROWS).assign(measured=["m", "m", "m", "not measured"] + ["m"] * 4,
+                                            verdict=["reproduced", "not_reproduced", "inconclusive", "inconclusive"]
+                                            + ["reproduced"] * 4)
+    assert headline_sentence(unbuilt) == ("1 of the paper's 4 headline claims reproduces, 1 does not (H2), 1 is "
+                                          "inconclusive (H3) and 1 could not be measured, its figure not built (H4).")
 
 
 def test_overall_report_tallies_headline_claims_and_shows_findings(tmp_path):

@@ -21,6 +21,7 @@ from .context import ResultsContext
 CLAIM_COLUMNS = ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
 CLAIM_KINDS = ("headline", "variant", "sanity")
 STANDIN_MARK = "[STAND-IN DATA] "
+NOT_MEASURED = "not measured"  # the measured text of a claim whose figure was not built
 
 
 def claim_kind(claim: dict) -> str:
@@ -92,7 +93,7 @@ def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = No
         statement = claim["statement"].strip()
         kind = claim_kind(claim)
         if fig in unavailable:
-            rows.append((claim["id"], fig, statement, "not measured", "", "inconclusive", kind))
+            rows.append((claim["id"], fig, statement, NOT_MEASURED, "", "inconclusive", kind))
             continue
         args = {k: v for k, v in claim["check"].items() if k != "fn"}
         fn = lookup(CLAIM_CHECKS, "claim check", claim["check"]["fn"])

@@ -16,6 +16,8 @@ from collections import Counter
 
 import pandas as pd
 
+from .claims import NOT_MEASURED
+
 KINDS = ("headline", "variant", "sanity")
 VERDICTS = ("reproduced", "not_reproduced", "inconclusive")
 FIELDS = ("measured", "threshold", "verdict", "statement", "figure", "kind")
@@ -90,16 +92,23 @@ def _ids(claims: pd.DataFrame, verdict: str) -> list[str]:
 
 
 def headline_sentence(claims: pd.DataFrame) -> str:
-    """The automatic first finding: how the headline claims fared, naming those that did not reproduce."""
+    """The automatic first finding: how the headline claims fared, naming those that did not reproduce
+    and, apart from the inconclusive ones, those that could not be measured (their figure not built)."""
     ok, bad, unsure = (_ids(claims, v) for v in VERDICTS)
     n = len(ok) + len(bad) + len(unsure)
     if n == 0:
         return "This paper has no headline claims."
+    unmeasured = set(claims.loc[claims["measured"].astype(str) == NOT_MEASURED, "claim_id"].astype(str))
+    missing = [c for c in unsure if c in unmeasured]
+    unsure = [c for c in unsure if c not in unmeasured]
     parts = [f"{len(ok)} of the paper's {n} headline claims reproduce{'s' if len(ok) == 1 else ''}"]
     if bad:
         parts.append(f"{len(bad)} {'does' if len(bad) == 1 else 'do'} not ({', '.join(bad)})")
     if unsure:
         parts.append(f"{len(unsure)} {'is' if len(unsure) == 1 else 'are'} inconclusive ({', '.join(unsure)})")
+    if missing:
+        parts.append(f"{len(missing)} could not be measured, {'its' if len(missing) == 1 else 'their'} figure "
+                     f"not built ({', '.join(missing)})")
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return text + "."
 
