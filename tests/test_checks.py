@@ -27,10 +27,10 @@ from banditrepro.report.claims import (
     CLAIM_COLUMNS,
     claim_dependencies,
     claim_figures,
-    table_dependencies,
     evaluate_claims,
     merge_claims,
     read_claims,
+    table_dependencies,
     write_claims,
 )
 from banditrepro.report.context import ResultsContext

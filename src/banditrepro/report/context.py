@@ -27,7 +27,7 @@ class CurvePoint(NamedTuple):
 class ResultsContext:
     """Summaries and reference curves per figure, and (lazily) per-replication shard data."""
 
-    def __init__(self, spec: "PaperSpec", summaries: dict[str, Path] | None = None,
+    def __init__(self, spec: PaperSpec, summaries: dict[str, Path] | None = None,
                  references: dict[str, Path] | None = None, shards: dict[str, list[Path]] | None = None,
                  standin_figures: set[str] | None = None):
         self.spec = spec
