@@ -213,12 +213,12 @@ CLAIMS = [
      "check": {"fn": "below", "panel": "q", "lower": "D", "higher": "D"}},
     {"id": "V1", "figure": "fig", "statement": "B below A", "kind": "variant",
      "check": {"fn": "below", "panel": "p", "lower": "B", "higher": "A"}},
-    {"id": "H2", "figure": "fig", "statement": "no kind given",
+    {"id": "H2", "figure": "fig", "statement": "a second headline", "kind": "headline",
      "check": {"fn": "below", "panel": "p", "lower": "A", "higher": "C"}},
 ]
 
 
-def test_claims_have_kind_last_defaulting_to_headline(tmp_path):
+def test_claims_have_kind_last(tmp_path):
     spec = _spec(CLAIMS)
     df = evaluate_claims(_ctx(tmp_path, CURVES, spec))
     assert list(df.columns) == CLAIM_COLUMNS and CLAIM_COLUMNS[-1] == "kind"
@@ -267,7 +267,7 @@ def test_read_claims_keeps_measured_text_as_written(tmp_path):
 
 
 def test_claim_dependencies_name_only_what_the_checks_read():
-    spec = _spec(CLAIMS + [{"id": "X", "figure": "fig", "statement": "cross",
+    spec = _spec(CLAIMS + [{"id": "X", "figure": "fig", "statement": "cross", "kind": "headline",
                             "check": {"fn": "below", "panel": "p", "lower": "A", "higher": "D",
                                       "higher_figure": "other", "higher_panel": "q"}}])
     assert claim_dependencies(spec, "other") == (["other"], ["e2"])
@@ -349,7 +349,7 @@ def test_overall_report_tallies_headline_claims_and_shows_findings(tmp_path):
 
 # --- findings templates --------------------------------------------------------------------------
 
-FINDING_CLAIMS = [{"id": i, "figure": "fig", "statement": "s", "check": {"fn": "below"}}
+FINDING_CLAIMS = [{"id": i, "figure": "fig", "statement": "s", "kind": "headline", "check": {"fn": "below"}}
                   for i in ("H1", "H2", "C4.5")]
 
 
@@ -413,3 +413,11 @@ def test_every_paper_configs_findings_are_valid():
     for path in sorted((REPO_ROOT / "config" / "papers").glob("*.yaml")):
         if path.stem.isidentifier():
             check_findings(load_paper(path.stem, "smoke", REPO_ROOT))
+
+
+def test_kind_is_required_by_the_paper_schema():
+    schema = yaml.safe_load((REPO_ROOT / "src" / "banditrepro" / "experiments" / "paper.schema.yaml").read_text())
+    claim = {"id": "C1", "figure": "f", "statement": "s", "check": {"fn": "below"}}
+    with pytest.raises(jsonschema.ValidationError, match="kind"):
+        jsonschema.validate(claim, schema["properties"]["claims"]["items"])
+    jsonschema.validate({**claim, "kind": "sanity"}, schema["properties"]["claims"]["items"])

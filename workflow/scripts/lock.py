@@ -7,25 +7,25 @@ from pathlib import Path
 from banditrepro.lock import VERDICTS_FILE, make_lock, write_lock, write_verdicts
 
 
-def main(smk) -> int:
-    root = Path(smk.params.repo_root)
+def main(snakemake) -> int:
+    root = Path(snakemake.params.repo_root)
     lines = []
-    for paper, files in smk.params.files.items():
-        lock, content = make_lock(root, paper, smk.params.scale, files, dict(smk.params.not_built[paper]),
-                                  smk.params.seed, dict(smk.params.measured_time[paper]))
+    for paper, files in snakemake.params.files.items():
+        lock, content = make_lock(root, paper, snakemake.params.scale, files, dict(snakemake.params.not_built[paper]),
+                                  snakemake.params.seed, dict(snakemake.params.measured_time[paper]))
         written = write_lock(root, lock, content)
         sizes = ", ".join(f"{p.relative_to(root)} ({p.stat().st_size} bytes)" for p in written)
         lines.append(f"{paper}: {len(files)} files locked -> {sizes}")
         for fig, why in {**lock["not_built"], **lock["measured_time"]}.items():
             lines.append(f"  not locked: {fig} ({why})")
-    if smk.params.scale == "paper":
-        claims = {p: root / "results" / p / "claims.csv" for p in smk.params.files}
-        write_verdicts(root / VERDICTS_FILE, claims, list(smk.params.papers))
+    if snakemake.params.scale == "paper":
+        claims = {p: root / "results" / p / "claims.csv" for p in snakemake.params.files}
+        write_verdicts(root / VERDICTS_FILE, claims, list(snakemake.params.papers))
         lines.append(f"{VERDICTS_FILE}: rows of {', '.join(claims)} rewritten; "
                      "refresh the README table with `snakemake --cores 1 results_at_a_glance`")
     text = "\n".join(lines) + "\n"
-    Path(smk.log[0]).parent.mkdir(parents=True, exist_ok=True)
-    Path(smk.log[0]).write_text(text)
+    Path(snakemake.log[0]).parent.mkdir(parents=True, exist_ok=True)
+    Path(snakemake.log[0]).write_text(text)
     sys.stderr.write("banditrepro lock:\n" + text)
     return 0
 

@@ -27,11 +27,11 @@ def paper_scale_finding(root: Path, paper: str) -> str | None:
     return first_finding(report.read_text())
 
 
-def main(smk) -> int:
-    root = Path(smk.params.repo_root)
-    readme_path = Path(smk.params.readme)
+def main(snakemake) -> int:
+    root = Path(snakemake.params.repo_root)
+    readme_path = Path(snakemake.params.readme)
     readme = readme_path.read_text()
-    rows = read_verdicts(smk.input.verdicts)
+    rows = read_verdicts(snakemake.input.verdicts)
     findings = readme_findings(readme)
     for paper in dict.fromkeys(r["paper"] for r in rows):
         found = paper_scale_finding(root, paper)
@@ -42,8 +42,8 @@ def main(smk) -> int:
     if new != readme:
         readme_path.write_text(new)
     msg = f"README.md results at a glance ({'rewritten' if new != readme else 'unchanged'}):\n{table}\n"
-    Path(smk.log[0]).parent.mkdir(parents=True, exist_ok=True)
-    Path(smk.log[0]).write_text(msg)
+    Path(snakemake.log[0]).parent.mkdir(parents=True, exist_ok=True)
+    Path(snakemake.log[0]).write_text(msg)
     sys.stderr.write(msg)
     return 0
 

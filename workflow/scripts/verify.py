@@ -15,36 +15,36 @@ from banditrepro.lock import (
 )
 
 
-def main(smk) -> int:
-    root = Path(smk.params.repo_root)
-    scale = smk.params.scale
+def main(snakemake) -> int:
+    root = Path(snakemake.params.repo_root)
+    scale = snakemake.params.scale
     problems, notes, version_notes = [], [], {}
-    for paper, files in smk.params.files.items():
+    for paper, files in snakemake.params.files.items():
         lock = read_lock(root, paper, scale)
-        for diff in verify_paper(root, lock, files, set(smk.params.not_built[paper])):
+        for diff in verify_paper(root, lock, files, set(snakemake.params.not_built[paper])):
             problems.append(f"{diff.path}: {diff.problem}")
             problems += [f"    {row}" for row in diff.rows]
         for fig, why in lock.get("not_built", {}).items():
-            if fig not in smk.params.not_built[paper]:
+            if fig not in snakemake.params.not_built[paper]:
                 notes.append(f"{paper} {fig}: not checked, built here but not where the lock was made ({why})")
-        for fig, why in smk.params.not_built[paper].items():
+        for fig, why in snakemake.params.not_built[paper].items():
             notes.append(f"{paper} {fig}: not checked, not built on this machine: {why}")
-        for fig, why in smk.params.measured_time[paper].items():
+        for fig, why in snakemake.params.measured_time[paper].items():
             notes.append(f"{paper} {fig}: not checked, {why}")
-        if set(lock.get("measured_time", {})) != set(smk.params.measured_time[paper]):
-            problems.append(f"{paper}: measured-time figures {sorted(smk.params.measured_time[paper])} differ "
+        if set(lock.get("measured_time", {})) != set(snakemake.params.measured_time[paper]):
+            problems.append(f"{paper}: measured-time figures {sorted(snakemake.params.measured_time[paper])} differ "
                             f"from the lock's {sorted(lock.get('measured_time', {}))} (the lock is stale)")
         for line in version_differences(lock["versions"]):
             version_notes.setdefault(line, []).append(paper)
     verdict_rows = read_verdicts(root / VERDICTS_FILE)
-    for paper in smk.params.verdict_papers:
+    for paper in snakemake.params.verdict_papers:
         problems += verify_verdicts(verdict_rows, paper, root / "results" / paper / "claims.csv")
-    checked = list(smk.params.files) + [p for p in smk.params.verdict_papers if p not in smk.params.files]
-    unlocked = [p for p in smk.params.papers if p not in checked]
+    checked = list(snakemake.params.files) + [p for p in snakemake.params.verdict_papers if p not in snakemake.params.files]
+    unlocked = [p for p in snakemake.params.papers if p not in checked]
 
     lines = []
     if not checked:
-        problems.append(f"nothing to verify: no lock at scale {scale} for {', '.join(smk.params.papers)} "
+        problems.append(f"nothing to verify: no lock at scale {scale} for {', '.join(snakemake.params.papers)} "
                         f"(make one with `snakemake --cores 2 lock --config scale={scale}`)")
     if problems:
         lines.append(f"verify FAILED at scale {scale}: results differ from the committed lock")
@@ -55,9 +55,9 @@ def main(smk) -> int:
         lines.append(f"If the change is intended: `snakemake --cores 2 lock --config scale={scale}` "
                      "and commit config/locks/ with it.")
     else:
-        what = [f"{p} ({len(f)} files)" for p, f in smk.params.files.items()]
-        if smk.params.verdict_papers:
-            what.append(f"verdicts of {', '.join(smk.params.verdict_papers)} "
+        what = [f"{p} ({len(f)} files)" for p, f in snakemake.params.files.items()]
+        if snakemake.params.verdict_papers:
+            what.append(f"verdicts of {', '.join(snakemake.params.verdict_papers)} "
                         f"(measured within {MEASURED_REL_TOL:g} relative)")
         lines.append(f"verify OK at scale {scale}: " + "; ".join(what))
         if version_notes:
@@ -66,8 +66,8 @@ def main(smk) -> int:
     if unlocked:
         lines.append(f"no lock at scale {scale} for: {', '.join(unlocked)}")
     text = "\n".join(lines) + "\n"
-    Path(smk.log[0]).parent.mkdir(parents=True, exist_ok=True)
-    Path(smk.log[0]).write_text(text)
+    Path(snakemake.log[0]).parent.mkdir(parents=True, exist_ok=True)
+    Path(snakemake.log[0]).write_text(text)
     sys.stderr.write("banditrepro " + text)
     return 1 if problems else 0
 
