@@ -135,11 +135,12 @@ def test_data_status_reuses_dataset_status(tmp_path, monkeypatch, capsys):
     lines = out.splitlines()
     assert len(lines) == len(DATASET_NAMES)
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
-    for name, line in zip(DATASET_NAMES, lines):
+    for name, line in zip(DATASET_NAMES, lines, strict=True):
         assert line.startswith(dataset_status(name, config, root).line())
     movielens = lines[DATASET_NAMES.index("movielens_1m")]
     assert "available - fetched and verified" in movielens and "processed 0/2 files" in movielens
-    assert all("NOT AVAILABLE" in line for name, line in zip(DATASET_NAMES, lines) if name != "movielens_1m")
+    others = [line for name, line in zip(DATASET_NAMES, lines, strict=True) if name != "movielens_1m"]
+    assert others and all("NOT AVAILABLE" in line for line in others)
 
 
 def test_data_status_without_config(tmp_path, capsys):

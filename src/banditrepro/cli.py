@@ -88,9 +88,9 @@ def format_table(rows: list[dict[str, str]], columns=TABLE_COLUMNS, width: int =
     """Plain-text table, columns padded to their widest (clipped) cell."""
     cells = [[clip(r.get(c, ""), width) for c in columns] for r in rows]
     widths = [max([len(c)] + [len(row[j]) for row in cells]) for j, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip(),
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip(),
              "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells]
     return "\n".join(lines)
 
 
@@ -204,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
                             description="One line per dataset: fetched and verified, will be fetched from "
                                         "where, on stand-in data, or missing and what to do; and how many of "
                                         "its processed files exist. Offline and cheap: no hashing, no network.")
-    s.add_argument("--config", type=Path, default=None, help="workflow config (default: <repo-root>/config/config.yaml)")
+    s.add_argument("--config", type=Path, default=None,
+                   help="workflow config (default: <repo-root>/config/config.yaml)")
 
     sub.add_parser("bench", help="the engine benchmark (python -m banditrepro.bench)", add_help=False)
     return parser

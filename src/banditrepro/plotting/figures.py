@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,19 +14,46 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import seaborn as sns  # noqa: E402
 
 from ..registry import PANEL_PLOTTERS, lookup  # noqa: E402
 
 if TYPE_CHECKING:  # the plotting side reads a spec it is handed; it never loads one
     from ..experiments.spec import PaperSpec
 
-# Okabe-Ito first (colour-blind safe; its yellow is dropped: unreadable on white), then tab10 extras
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#7F7F7F",
-           "#8C564B", "#17BECF", "#BCBD22", "#9467BD"]
+# seaborn's colour-blind palette without its pale yellow and pale pink (unreadable as thin lines on
+# white), plus four of its "dark" colours (purple, teal, charcoal, brown): 12 colours, so no panel
+# (at most 9 algorithms) repeats one; past 12 algorithms a paper cycles them with dashes. Ordered so
+# that the first ones differ most (the colour-blind orange and vermilion are far apart in the list).
+_COLORBLIND = sns.color_palette("colorblind").as_hex()
+_DARK = sns.color_palette("dark").as_hex()
+PALETTE = ([_COLORBLIND[i] for i in (0, 1, 2, 4, 9)] + [_DARK[4]] + [_COLORBLIND[i] for i in (3, 7, 5)]
+           + [_DARK[i] for i in (9, 7, 5)])
 REF_STYLES = ["--", ":", "-.", (0, (5, 1, 1, 1))]
 
 
 LINESTYLES = ["-", (0, (6, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2))]
+
+
+def theme_rc() -> dict:
+    """Matplotlib settings of the figures: seaborn's whitegrid style and paper context.
+
+    The font is pinned to DejaVu Sans (shipped with matplotlib; seaborn asks for Arial first) so that
+    the bytes of a figure do not depend on the fonts a machine happens to have installed.
+    """
+    rc = {**sns.axes_style("whitegrid"), **sns.plotting_context("paper", font_scale=1.1)}
+    rc.update({"font.family": ["sans-serif"], "font.sans-serif": ["DejaVu Sans"], "axes.titlesize": 10,
+               "legend.fontsize": 8, "legend.framealpha": 0.85, "legend.edgecolor": "0.85",
+               "xtick.bottom": True, "ytick.left": True, "xtick.color": ".3", "ytick.color": ".3",
+               "grid.color": ".9", "axes.edgecolor": ".7"})
+    return rc
+
+
+@contextmanager
+def theme():
+    """The figures' theme for the duration of a block (drawing and saving: ticks are made at draw time)."""
+    with plt.rc_context(theme_rc()):
+        yield
 
 
 @dataclass
@@ -75,6 +103,11 @@ def _curve_panel(ax, ctx, figure: str, panel: dict, style: Style) -> None:
 
 
 def plot_figure(ctx, figure: str, standin: bool = False):
+    with theme():
+        return _plot_figure(ctx, figure, standin)
+
+
+def _plot_figure(ctx, figure: str, standin: bool):
     spec: "PaperSpec" = ctx.spec
     fig_spec = spec.figures[figure]
     panels = fig_spec["panels"]
@@ -96,9 +129,8 @@ def plot_figure(ctx, figure: str, standin: bool = False):
         ax.set_ylabel(panel.get("ylabel", panel.get("metric", "")))
         ax.set_xscale(panel.get("xscale", "linear"))
         ax.set_yscale(panel.get("yscale", "linear"))
-        ax.grid(alpha=0.3)
         if panel.get("legend", True) and ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8, frameon=False)
+            ax.legend()
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     title = fig_spec["title"]
@@ -127,7 +159,8 @@ def save_figure(fig, png: Path | str, pdf: Path | str, provenance: dict | None =
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
     note = provenance_note(provenance)
-    fig.savefig(png, dpi=150, metadata={"Software": None, "Comment": note})
-    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None,
-                               "Subject": note})
+    with theme():
+        fig.savefig(png, dpi=150, metadata={"Software": None, "Comment": note})
+        fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None,
+                                   "Subject": note})
     plt.close(fig)

@@ -1,0 +1,96 @@
+"""Figures: seaborn's theme and palette, one colour per algorithm across a paper, byte-stable files."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+import seaborn as sns
+
+from banditrepro.experiments.spec import load_paper
+from banditrepro.plotting import Style, plot_figure, save_figure
+from banditrepro.plotting.figures import PALETTE, theme, theme_rc
+from banditrepro.report.context import ResultsContext
+
+PAPERS = ["satisficing_ucl", "satisficing_select", "censored_resources", "composite_anonymous", "penalized_fairness"]
+
+
+def panel_algorithms(spec, panel) -> list[str]:
+    if panel.get("algorithms"):
+        return list(panel["algorithms"])
+    algos = []
+    for exp in spec.panel_experiments(panel):
+        algos += [a for a in spec.experiments[exp].algorithms if a not in algos]
+    return algos
+
+
+def test_palette_is_seaborns_and_distinct():
+    seaborn_colours = set(sns.color_palette("colorblind").as_hex()) | set(sns.color_palette("dark").as_hex())
+    assert len(PALETTE) == len(set(PALETTE)) == 12
+    assert set(PALETTE) <= seaborn_colours
+    assert not {"#ece133", "#fbafe4"} & set(PALETTE)  # pale yellow and pink: unreadable thin lines
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_one_colour_per_algorithm_and_distinct_within_every_panel(paper, repo_root):
+    spec = load_paper(paper, "paper", repo_root)
+    style = Style.for_paper(spec)
+    order = spec.algorithm_order()
+    assert set(style.colors) == set(order)
+    # the first 12 algorithms of a paper get 12 different colours, in palette order
+    assert [style.colors[a] for a in order[:12]] == PALETTE[: len(order[:12])]
+    for fig_id, fig in spec.figures.items():
+        for panel in fig["panels"]:
+            if panel.get("kind", "curve") != "curve":
+                continue
+            looks = [(style.colors[a], str(style.linestyles[a])) for a in panel_algorithms(spec, panel)]
+            assert len(set(looks)) == len(looks), (paper, fig_id, panel["id"])
+            colours = [c for c, _ in looks]
+            if len(colours) <= len(PALETTE):
+                assert len(set(colours)) == len(colours), (paper, fig_id, panel["id"])
+
+
+@pytest.fixture
+def toy_context(tmp_path, repo_root):
+    """satisficing_ucl's fig1 with synthetic curves (the plotting reads only the summary)."""
+    spec = load_paper("satisficing_ucl", "smoke", repo_root)
+    t = np.arange(1, 51)
+    rows = []
+    for panel in spec.figures["fig1"]["panels"]:
+        for k, algo in enumerate(panel_algorithms(spec, panel)):
+            for metric in [panel["metric"], *panel.get("extra_metrics", [])]:
+                rows += [dict(panel=panel["id"], algorithm=algo, metric=metric, t=int(s),
+                              mean=(k + 1) * np.log1p(s), se=0.2, n=10) for s in t]
+    summary = tmp_path / "summary.csv"
+    pd.DataFrame(rows).to_csv(summary, index=False)
+    return ResultsContext(spec, {"fig1": summary}, {})
+
+
+def test_figure_uses_the_theme_without_leaking_it(toy_context, tmp_path):
+    before = dict(matplotlib.rcParams)
+    fig = plot_figure(toy_context, "fig1")
+    assert dict(matplotlib.rcParams) == before  # the theme is scoped to drawing and saving
+    rc = theme_rc()
+    ax = fig.axes[0]
+    with theme():  # ticks are made lazily, at draw time, which save_figure also wraps in the theme
+        assert all(line.get_visible() for line in ax.xaxis.get_gridlines())
+        assert ax.xaxis.get_ticklabels()[0].get_fontfamily() == ["sans-serif"]
+    assert matplotlib.colors.to_hex(ax.get_facecolor()) == "#ffffff"
+    assert ax.spines["left"].get_edgecolor()[:3] == pytest.approx(matplotlib.colors.to_rgb(rc["axes.edgecolor"]))
+    style = Style.for_paper(toy_context.spec)
+    line_colours = {line.get_label(): matplotlib.colors.to_hex(line.get_color()) for line in ax.get_lines()}
+    for algo in panel_algorithms(toy_context.spec, toy_context.spec.figures["fig1"]["panels"][0]):
+        assert line_colours[style.labels[algo]] == style.colors[algo]
+    save_figure(fig, tmp_path / "a.png", tmp_path / "a.pdf")
+    assert dict(matplotlib.rcParams) == before
+
+
+def test_figures_are_byte_stable(toy_context, tmp_path):
+    prov = {"package_version": "0.1.0", "git_commit": "abc", "seed": 1, "config_sha256": "0" * 64}
+    files = []
+    for run in ("a", "b"):
+        save_figure(plot_figure(toy_context, "fig1"), tmp_path / f"{run}.png", tmp_path / f"{run}.pdf", prov)
+        files.append(((tmp_path / f"{run}.png").read_bytes(), (tmp_path / f"{run}.pdf").read_bytes()))
+    assert files[0] == files[1]
+    assert files[0][0][:8] == b"\x89PNG\r\n\x1a\n" and files[0][1][:5] == b"%PDF-"
