@@ -9,7 +9,12 @@ import pandas as pd
 import pytest
 
 from banditrepro.engine import SimulationOutput
-from banditrepro.experiments.composite_anonymous.checks import default_best, increment_ratio, log_growth_ratio
+from banditrepro.experiments.composite_anonymous.checks import (
+    default_best,
+    final_spread,
+    increment_ratio,
+    log_growth_ratio,
+)
 from banditrepro.report.context import ResultsContext
 
 ALPHA = ["ars_a2", "ars_a4", "ars_a6", "ars_a8"]
@@ -35,15 +40,16 @@ def _summary(tmp_path, rows):
     return path
 
 
-def test_increment_ratio_mean_and_median_by_hand():
+def test_increment_ratio_and_final_spread_by_hand():
     checkpoints = np.array([10, 100, 1000])
     # three runs: increments (R(T)-R(T/10), R(T/10)-R(T/100)) = (10, 10), (10, 10), (100, 10)
     curves = np.array([[0.0, 10.0, 20.0], [0.0, 10.0, 20.0], [0.0, 10.0, 110.0]])
-    ratio, se, median_ratio = increment_ratio(curves, checkpoints, 1000)
+    ratio, se = increment_ratio(curves, checkpoints, 1000)
     assert ratio == pytest.approx(40.0 / 10.0)
-    assert median_ratio == pytest.approx(1.0)  # the median run is log-linear; the mean is one lock-in run
     # delta method: sd(a - ratio*b) / sqrt(3) / mean(b), a - 4b = (-30, -30, 60)
     assert se == pytest.approx(np.std([-30.0, -30.0, 60.0], ddof=1) / np.sqrt(3) / 10.0)
+    # the mean (50) is one lock-in run; the median (20) is not
+    assert final_spread(curves[:, -1]) == "final regret mean 50 vs median 20, 1/3 runs above twice the median (max 110)"
 
 
 def _growth_ctx(tmp_path, final_values):
@@ -65,7 +71,7 @@ def test_log_growth_ratio_band_and_median(tmp_path):
     finals = np.r_[np.full(49, 20.0), 2000.0]
     res = log_growth_ratio(_growth_ctx(tmp_path, finals), "fig2", "ars_a4", max_ratio=1.5)
     assert res.verdict == "inconclusive"
-    assert "median curve 1" in res.measured and "median 20" in res.measured
+    assert "mean 59.6 vs median 20, 1/50 runs above twice the median" in res.measured
     # every run grows: clearly above
     res = log_growth_ratio(_growth_ctx(tmp_path, 40.0 + rng.normal(0, 0.5, 50)), "fig2", "ars_a4", max_ratio=1.5)
     assert res.verdict == "not_reproduced"

@@ -24,11 +24,25 @@ from .simulation import ETA_UNITS, cases_from
 from .theory import arm_classes, fixed_instance, theorem_42_upper_bounds
 
 
-def ratio_se(a: float, sa: float, b: float, sb: float) -> float:
-    """Standard error of a / b from the two means' standard errors (delta method, independent means)."""
-    if a == 0.0 or b == 0.0:
-        return math.nan
-    return abs(a / b) * math.hypot(sa / a, sb / b)
+def paired_ratio(num: np.ndarray, den: np.ndarray) -> tuple[float, float]:
+    """mean(num) / mean(den) and its delta-method standard error with the replications paired.
+
+    Setting 1 shares each replication's instance and reward draws across T and algorithms (common
+    random numbers), so the two means are positively correlated and the unpaired s.e. would overstate
+    the noise; the linearisation (num_r - ratio den_r) / mean(den) keeps the pairing."""
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    ratio = float(num.mean() / den.mean())
+    if len(num) < 2:
+        return ratio, math.nan
+    return ratio, float(np.std(num - ratio * den, ddof=1) / math.sqrt(len(num)) / abs(den.mean()))
+
+
+def _finals_at(ctx, figure, panel, algorithm, t=None) -> tuple[np.ndarray, int]:
+    """Per-replication values of a panel's curve at the first recorded step >= t (last if None)."""
+    p = ctx.panel(figure, panel)
+    out = ctx.replications(p["experiment"])[algorithm]
+    j = len(out.checkpoints) - 1 if t is None else int(np.searchsorted(out.checkpoints, t))
+    return out.curves[p["metric"]][:, j], int(out.checkpoints[j])
 
 
 def _sweep(ctx, experiment, algorithm, metric):
@@ -50,17 +64,16 @@ def _sweep_setup(ctx, experiment):
 @claim_check("fair_ht_lowest_at_T")
 def ht_lowest_at_T(ctx, figure, panels, ht, baselines, margin=0.10, z=2.0):
     """C1.1: in every panel Rhat_HT(T) < (1 - margin) * min over baselines of Rhat_b(T); a ratio
-    within ``z`` s.e. of 1 - margin is inconclusive."""
+    within ``z`` s.e. (paired by replication) of 1 - margin is inconclusive."""
     parts, verdicts = [], []
     for panel in panels:
-        h = ctx.point(figure, panel, ht)
-        b = min((ctx.point(figure, panel, a) for a in baselines), key=lambda p: p.mean)
-        ratio = h.mean / b.mean if b.mean > 0 else math.inf
-        se = ratio_se(h.mean, h.se, b.mean, b.se)
+        h, _ = _finals_at(ctx, figure, panel, ht)
+        b = min((_finals_at(ctx, figure, panel, a)[0] for a in baselines), key=np.mean)
+        ratio, se = paired_ratio(h, b)
         verdicts.append(compare_threshold(ratio, se, 1.0 - margin, below=True, z=z))
         parts.append(f"{panel}: {fmt(ratio)} ± {fmt(se)}")
     return ClaimResult(measured="HT / min(baselines) at T_max: " + ", ".join(parts),
-                       threshold=f"<= {1 - margin} in every panel (by > {z} s.e.)",
+                       threshold=f"<= {1 - margin} in every panel (by > {z} paired s.e.)",
                        verdict=combine_verdicts(verdicts))
 
 
@@ -83,17 +96,15 @@ def ht_not_above_baselines(ctx, figure, panels, ht, baselines, z=2.0):
 @claim_check("fair_growth_ratio")
 def growth_ratio(ctx, figure, panels, algorithms, low=None, high=None, z=2.0):
     """C1.3 / C1.4: Rhat(T_max) / Rhat(T_max / 2) within [low, high] for every panel and algorithm; a
-    ratio within ``z`` s.e. of a bound is inconclusive. (Each T is its own run, so the two means are
-    independent estimates and the delta-method s.e. applies.)"""
+    ratio within ``z`` s.e. (paired by replication) of a bound is inconclusive."""
     parts, verdicts = [], []
     for panel in panels:
         for a in algorithms:
-            end = ctx.point(figure, panel, a)
-            half = ctx.point(figure, panel, a, t=end.t // 2)
-            if half.t != end.t // 2:
-                raise KeyError(f"{figure}/{panel}/{a}: no run at T = {end.t // 2}")
-            ratio = end.mean / half.mean
-            se = ratio_se(end.mean, end.se, half.mean, half.se)
+            end, t_max = _finals_at(ctx, figure, panel, a)
+            half, t_half = _finals_at(ctx, figure, panel, a, t_max // 2)
+            if t_half != t_max // 2:
+                raise KeyError(f"{figure}/{panel}/{a}: no run at T = {t_max // 2}")
+            ratio, se = paired_ratio(end, half)
             if low is not None:
                 verdicts.append(compare_threshold(ratio, se, low, below=False, z=z))
             if high is not None:
@@ -101,8 +112,8 @@ def growth_ratio(ctx, figure, panels, algorithms, low=None, high=None, z=2.0):
             parts.append(f"{panel}/{a}: {fmt(ratio)} ± {fmt(se)}")
     bounds = " and ".join(x for x in ((f">= {low}" if low is not None else ""),
                                       (f"<= {high}" if high is not None else "")) if x)
-    return ClaimResult(measured="Rhat(T)/Rhat(T/2): " + ", ".join(parts), threshold=f"{bounds} (by > {z} s.e.)",
-                       verdict=combine_verdicts(verdicts))
+    return ClaimResult(measured="Rhat(T)/Rhat(T/2): " + ", ".join(parts),
+                       threshold=f"{bounds} (by > {z} paired s.e.)", verdict=combine_verdicts(verdicts))
 
 
 # --- Setting 2 ------------------------------------------------------------------------------
@@ -407,17 +418,24 @@ def critical_pulls(ctx, figure, experiments, algorithm, slack_below=2.0, slack_a
 @claim_check("fair_theorem_42_bounds")
 def theorem_42_bounds(ctx, figure, experiments, algorithm, slack=5.0):
     """C4.5: every critical and non-critical arm has mean N_k <= its Theorem 4.2(b)/(c) bound + slack
-    (theory.theorem_42_upper_bounds); reports the largest N_k / bound, i.e. how far below the bound
-    the curves sit."""
-    parts, ok, worst = [], True, 0.0
+    (theory.theorem_42_upper_bounds). Reported apart: arms whose bound is a logarithmic term (largest
+    N_k / bound: how far below it the pulls sit) and arms whose bound is the fairness level tau_k T
+    (largest N_k - tau_k T: HT-UCB holds critical arms at that level)."""
+    ok, n_log, n_level, log_ratio, above_level = True, 0, 0, 0.0, -math.inf
     for exp_id in experiments:
         inst, n = _fixed_pulls(ctx, exp_id, algorithm)
         bound = theorem_42_upper_bounds(inst)
         arms = np.flatnonzero(np.isfinite(bound))
         ok &= bool(np.all(n[arms] <= bound[arms] + slack))
-        ratio = n[arms] / bound[arms]
-        worst = max(worst, float(ratio.max()))
-        parts.append(f"{exp_id}: max N/bound {fmt(float(ratio.max()))} (arm {int(arms[np.argmax(ratio)]) + 1})")
-    return ClaimResult(measured=f"largest N_k / bound {fmt(worst)}; " + "; ".join(parts),
+        level = inst.tau[arms] * inst.horizon
+        is_level = np.isclose(bound[arms], level)
+        n_level += int(is_level.sum())
+        n_log += int((~is_level).sum())
+        if is_level.any():
+            above_level = max(above_level, float(np.max(n[arms][is_level] - level[is_level])))
+        if (~is_level).any():
+            log_ratio = max(log_ratio, float(np.max(n[arms][~is_level] / bound[arms][~is_level])))
+    return ClaimResult(measured=f"{n_log} arms with a logarithmic bound: largest N_k / bound {fmt(log_ratio)}; "
+                                f"{n_level} arms bounded by tau_k T: largest N_k - tau_k T {fmt(above_level)}",
                        threshold=f"N_k <= bound + {slack} for every critical and non-critical arm",
                        verdict=verdict_from(ok))
