@@ -268,7 +268,8 @@ def _batch_attempt(pairs, n, k, base, sub, tag, key, state, work, counters, flag
     """Attempt ``k`` of the draws of ``pairs[:n]`` (none of whose attempts < k settled a gamma).
 
     Writes into ``work[5, :n]`` the draw where ``flags[q]`` says _SETTLED (both gammas accepted by
-    their squeeze tests) and sets _POLAR_OK where the polar step accepted.
+    their squeeze tests) and sets _POLAR_OK where the polar step accepted; rows 6-13 keep the
+    attempt's d, c, v^3 and z^2 of both gammas for :func:`_finish_log_tests`.
     """
     da_all = state[_DA].ravel()  # views: the state is C-contiguous
     ca_all = state[_CA].ravel()
@@ -306,10 +307,46 @@ def _batch_attempt(pairs, n, k, base, sub, tag, key, state, work, counters, flag
         polar_ok = (s < 1.0) & (s != 0.0)
         settled = (polar_ok & (va > 0.0) & (vb > 0.0) & (u1_arr[q] < 1.0 - 0.0331 * za2 * za2)
                    & (u2_arr[q] < 1.0 - 0.0331 * zb2 * zb2))
-        x = da_arr[q] * (va * va * va)
-        y = db_arr[q] * (vb * vb * vb)
+        va3 = va * va * va
+        vb3 = vb * vb * vb
+        x = da_arr[q] * va3
+        y = db_arr[q] * vb3
         out[q] = x / (x + y)
         flags[q] = int(settled) * _SETTLED + int(polar_ok) * _POLAR_OK
+        # kept for _finish_log_tests: the cubes and squares of this attempt
+        work[10, q] = va3
+        work[11, q] = vb3
+        work[12, q] = za2
+        work[13, q] = zb2
+
+
+@njit(cache=True, error_model="numpy", boundscheck=False)
+def _finish_log_tests(todo, n_todo, work, u_rows):
+    """For attempts whose polar step accepted but whose squeeze tests did not both accept: the
+    logarithmic tests of _marsaglia_tsang_try, same operations. Returns the number settled; those
+    get the _SETTLED flag (in ``u_rows``'s flag column) and their draw in row 5."""
+    settled = 0
+    for r in range(n_todo):
+        q = todo[r]
+        ok = True
+        for g in range(2):
+            d = work[6 + 2 * g, q]  # da / db
+            v = work[10 + g, q]  # cube of 1 + c z
+            z2 = work[12 + g, q]
+            u = work[3 + g, q]
+            if not (v > 0.0):
+                ok = False
+            elif u < 1.0 - 0.0331 * z2 * z2:
+                pass
+            elif not (math.log(u) < 0.5 * z2 + d - d * v + d * math.log(v)):
+                ok = False
+        if ok:
+            x = work[6, q] * work[10, q]
+            y = work[8, q] * work[11, q]
+            work[5, q] = x / (x + y)
+            u_rows[q] = u_rows[q] | _SETTLED
+            settled += 1
+    return settled
 
 
 @njit(cache=True, error_model="numpy", boundscheck=False)
@@ -317,9 +354,10 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     """:func:`ts_select` on a state kept by :func:`ts_update_fast` (bit-identical scores and choice).
 
     Attempt 0 of every pair's draw runs in flat loops (Philox blocks, logarithms, then square roots
-    and both gammas' squeeze tests), attempt 1 likewise for the pairs whose attempt 0 the polar step
-    rejected; a pair whose attempt needs a gamma's logarithmic test or rejects a gamma, or that is
-    still unsettled after attempt 1, finishes in beta_draw's own loop from that attempt on.
+    and both gammas' squeeze tests, then the logarithmic tests where a squeeze test failed), attempt
+    1 likewise for the pairs whose attempt 0 the polar step rejected; a pair whose attempt rejects a
+    gamma, or that is still unsettled after attempt 1, finishes in beta_draw's own loop from that
+    attempt on.
     """
     n_arms = state.shape[1]
     m = state.shape[2]
@@ -332,14 +370,21 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     tag = stream[1]
     sub = stream[2] * np.uint64(2) + np.uint64(_BETA_SUB)
     base = idx * np.uint64(n_pairs)
-    work = np.empty((10, n_pairs))
+    work = np.empty((14, n_pairs))
     counters = np.empty(n_pairs, dtype=np.uint64)
     flags = np.empty(n_pairs, dtype=np.int64)
     pairs = np.arange(n_pairs)
     retry = np.empty(n_pairs, dtype=np.int64)
+    todo = np.empty(n_pairs, dtype=np.int64)
     n = n_pairs
     for k in range(2):
         _batch_attempt(pairs, n, k, base, sub, tag, key, state, work, counters, flags)
+        n_todo = 0
+        for q in range(n):
+            if flags[q] == _POLAR_OK:  # polar step accepted, a squeeze test did not
+                todo[n_todo] = q
+                n_todo += 1
+        _finish_log_tests(todo, n_todo, work, flags)
         n_retry = 0
         for q in range(n):
             p = pairs[q]
@@ -347,8 +392,8 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
             if fl & _SETTLED:
                 scores[p] = work[5, q]
             elif fl & _POLAR_OK or k == 1:
-                # this attempt did change x or y, or it is the last batched one: finish the draw
-                # from attempt k (attempts before k settled nothing, so nothing is lost)
+                # a gamma was rejected in this attempt, or it is the last batched one: finish the
+                # draw in beta_draw's loop from attempt k (earlier attempts settled nothing)
                 i = p // m
                 j = p - i * m
                 scores[p] = _beta_draw_from(1.0 + state[0, i, j], 1.0 + state[1, i, j], key, tag, sub,
