@@ -181,8 +181,6 @@ def test_smoke_scale_replays_the_shipped_table(repo_root):
     _shipped_table_serves(repo_root, "smoke")
 
 
-@pytest.mark.xfail(strict=True, reason="the paper-scale table (60 forest chunks) is not shipped yet: the shipped "
-                                       "table is the smoke grid's; remove this mark when data/ames_forest/ holds it")
 def test_paper_scale_replays_the_shipped_table(repo_root):
     _shipped_table_serves(repo_root, "paper")
 
