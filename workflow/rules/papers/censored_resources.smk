@@ -1,25 +1,30 @@
 # censored_resources: the AmesHousing random-forest surrogate table (digest §4), the `requires:`
 # file of the `ames` experiment (forest.ACTIVE_TABLE). Config `ames_forest` picks its source:
-#   cached     (default) the paper-scale table shipped in data/ames_forest/, sha256-checked, then copied:
-#              seconds, no forest job. Smoke scale replays it too, so smoke results are deterministic.
-#   recompute  one job per (run k, mtry value) on this machine (60 jobs, about 80 CPU-minutes): each fits
-#              one forest of the largest num.trees per (min.node.size, sample.fraction) and times every
+#   cached     (default) the table shipped in data/ames_forest/, sha256-checked, then copied: seconds, no
+#              forest job. It serves every scale whose configured forest grid it is (its provenance names
+#              the grid); at another, the Ames parts are skipped with a notice.
+#   recompute  one job per (run k, mtry value) of the active scale's grid, on this machine: each fits one
+#              forest of the largest num.trees per (min.node.size, sample.fraction) and times every
 #              num.trees prefix; the merged table's provenance names the machine that measured the times.
+#              Tables of different scales live apart (forest/<scale>/), so none overwrites another.
 #   off        no Ames figure, tables or claims (one notice); everything else is built.
 from banditrepro.experiments.censored_resources.forest import (
     ACTIVE_TABLE,
     SHIPPED_TABLE,
     chunk_paths,
     grid_argument,
+    shipped_table_problem,
 )
 
 AMES_FOREST = config["ames_forest"] or "off"  # YAML reads an unquoted `off` as false
+FOREST_SCALE = config["scale"]
 
 if AMES_FOREST == "off":
     REQUIREMENT_STATUS[ACTIVE_TABLE] = lambda: "ames_forest=off (the AmesHousing forest table is switched off)"
 
 
 if AMES_FOREST == "cached":
+    REQUIREMENT_STATUS[ACTIVE_TABLE] = lambda: shipped_table_problem(FOREST_SCALE, REPO_ROOT)
 
     rule censored_resources_forest_cached:
         input:
@@ -48,18 +53,18 @@ if AMES_FOREST == "recompute":
         input:
             table=processed_outputs("ameshousing", config)[0],
         output:
-            "results/censored_resources/forest/paper/chunks/run{run}_mtry{mtry}.csv",
+            f"results/censored_resources/forest/{FOREST_SCALE}/chunks/run{{run}}_mtry{{mtry}}.csv",
         params:
-            trees=grid_argument(REPO_ROOT, "num_trees"),
-            nodes=grid_argument(REPO_ROOT, "min_node_size"),
-            fractions=grid_argument(REPO_ROOT, "sample_fraction"),
+            trees=grid_argument(FOREST_SCALE, REPO_ROOT, "num_trees"),
+            nodes=grid_argument(FOREST_SCALE, REPO_ROOT, "min_node_size"),
+            fractions=grid_argument(FOREST_SCALE, REPO_ROOT, "sample_fraction"),
             seed=config["seed"],
             python=sys.executable,
         wildcard_constraints:
             run=r"\d+",
             mtry=r"\d+",
         log:
-            "logs/censored_resources/forest/paper/run{run}_mtry{mtry}.log",
+            f"logs/censored_resources/forest/{FOREST_SCALE}/run{{run}}_mtry{{mtry}}.log",
         conda:
             "../../../environment.yml"
         shell:
@@ -69,25 +74,27 @@ if AMES_FOREST == "recompute":
 
     rule censored_resources_forest_table:
         input:
-            chunk_paths(REPO_ROOT),
+            chunk_paths(FOREST_SCALE, REPO_ROOT),
         output:
-            table="results/censored_resources/forest/paper/surrogate_table.csv",
-            provenance="results/censored_resources/forest/paper/surrogate_table.csv.provenance.json",
+            table=f"results/censored_resources/forest/{FOREST_SCALE}/surrogate_table.csv",
+            provenance=f"results/censored_resources/forest/{FOREST_SCALE}/surrogate_table.csv.provenance.json",
         params:
             seed=config["seed"],
             python=sys.executable,
         log:
-            "logs/censored_resources/forest/paper/merge.log",
+            f"logs/censored_resources/forest/{FOREST_SCALE}/merge.log",
         conda:
             "../../../environment.yml"
         shell:
             "{params.python} -m banditrepro.experiments.censored_resources.forest merge {input} "
             "--seed {params.seed} --out {output.table} 2> {log}"
 
+    # The experiment's `requires:` path is scale-free: the active scale's table is exported to it
+    # (switching scale re-exports, cheap; it never recomputes or overwrites another scale's table).
     rule censored_resources_forest_recomputed:
         input:
-            table="results/censored_resources/forest/paper/surrogate_table.csv",
-            provenance="results/censored_resources/forest/paper/surrogate_table.csv.provenance.json",
+            table=f"results/censored_resources/forest/{FOREST_SCALE}/surrogate_table.csv",
+            provenance=f"results/censored_resources/forest/{FOREST_SCALE}/surrogate_table.csv.provenance.json",
         output:
             table=ACTIVE_TABLE,
             provenance=f"{ACTIVE_TABLE}.provenance.json",

@@ -63,6 +63,7 @@ SHIPPED_COLUMNS = ["run", "num_trees", "mtry", "min_node_size", "sample_fraction
 SHIPPED_TABLE = "data/ames_forest/surrogate_table.csv"
 # The table the `ames` experiment replays, whatever its source (its `requires:` path).
 ACTIVE_TABLE = "results/censored_resources/forest/surrogate_table.csv"
+GRID_KEYS = ("num_trees", "mtry", "min_node_size", "sample_fraction")  # with "runs": a table's grid
 PROGRESS_SECONDS = 5.0  # a chunk log line at least this often (one increment of 100 trees takes about 1 s)
 
 
@@ -91,6 +92,9 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.done = 0
         self.start = self.last = time.perf_counter()
+
+    def announce(self) -> None:
+        print(f"{self.label}fits 0/{self.total}, starting", file=self.stream, flush=True)
 
     def step(self, n: int = 1) -> None:
         self.done += n
@@ -143,6 +147,7 @@ def run_chunk(table: Path | str, run: int, mtry_values, tree_counts, node_sizes,
     y_test = y[test]
     n_fits = len(mtry_values) * len(node_sizes) * len(fractions) * len(tree_counts)
     progress = Progress(n_fits, f"run {run}, mtry {' '.join(str(m) for m in mtry_values)}: ", progress_every, log)
+    progress.announce()
     rows = []
     for mtry in mtry_values:
         for node in node_sizes:
@@ -271,9 +276,7 @@ def export_table(merged: Path | str, out: Path | str, command: str, merge_record
         "sha256": sha256_of(out),
         "rows": len(df),
         "columns": SHIPPED_COLUMNS,
-        "grid": {"runs": int(df["run"].nunique()),
-                 **{k: sorted(df[k].unique().tolist()) for k in ("num_trees", "mtry", "min_node_size",
-                                                                  "sample_fraction")}},
+        "grid": {"runs": int(df["run"].nunique()), **{k: sorted(df[k].unique().tolist()) for k in GRID_KEYS}},
         "forest_fits": len(df.groupby(keys)),
         "total_training_seconds": float(df.groupby(keys)["train_seconds"].max().sum()),
         "train_seconds_quartiles": time_quartiles(df),
@@ -405,20 +408,44 @@ if __name__ == "__main__":
 
 
 @functools.cache
-def forest_grid(repo_root) -> dict:
-    """The ``ames`` experiment's forest grid (paper scale: the grid of the shipped table), read once."""
+def forest_grid(scale: str, repo_root) -> dict:
+    """The ``ames`` experiment's forest grid at ``scale`` (read from the paper config once per scale)."""
     from ..spec import load_paper
 
-    return load_paper("censored_resources", "paper", repo_root).experiments["ames"].params["forest"]
+    return load_paper("censored_resources", scale, repo_root).experiments["ames"].params["forest"]
 
 
-def chunk_paths(repo_root) -> list[str]:
-    """Chunk files of a recomputed surrogate table: one per (run, mtry)."""
-    grid = forest_grid(repo_root)
-    return [f"results/censored_resources/forest/paper/chunks/run{k:02d}_mtry{m}.csv"
+def same_grid(a: dict, b: dict) -> bool:
+    """Do two grids (config entries or a table's provenance ``grid``) list the same runs and values?"""
+    def norm(grid):
+        return (int(grid["runs"]),) + tuple(tuple(sorted(float(v) for v in grid[k])) for k in GRID_KEYS)
+    return norm(a) == norm(b)
+
+
+def shipped_table_problem(scale: str, repo_root) -> str | None:
+    """Why the shipped table cannot serve ``scale`` (absent, no provenance, another grid), or None.
+
+    Cheap (reads the provenance sidecar only): it runs while Snakemake builds the DAG. The sha256 itself is
+    checked by the job that installs the table and again by every reader (``read_verified``).
+    """
+    path = Path(repo_root) / SHIPPED_TABLE
+    side = sidecar_path(path)
+    if not path.exists() or not side.exists():
+        return f"no shipped forest table {SHIPPED_TABLE} (with its provenance); ames_forest=recompute builds one"
+    shipped = json.loads(side.read_text()).get("grid")
+    if not shipped or not same_grid(shipped, forest_grid(scale, repo_root)):
+        return (f"the shipped forest table {SHIPPED_TABLE} is not the {scale}-scale grid of config/papers/"
+                "censored_resources.yaml; ames_forest=recompute builds that grid's table")
+    return None
+
+
+def chunk_paths(scale: str, repo_root) -> list[str]:
+    """Chunk files of a recomputed surrogate table at ``scale``: one per (run, mtry)."""
+    grid = forest_grid(scale, repo_root)
+    return [f"results/censored_resources/forest/{scale}/chunks/run{k:02d}_mtry{m}.csv"
             for k in range(int(grid["runs"])) for m in grid["mtry"]]
 
 
-def grid_argument(repo_root, key: str) -> str:
+def grid_argument(scale: str, repo_root, key: str) -> str:
     """Space-separated values of one grid entry, for the chunk command line."""
-    return " ".join(str(v) for v in forest_grid(repo_root)[key])
+    return " ".join(str(v) for v in forest_grid(scale, repo_root)[key])
