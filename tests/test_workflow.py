@@ -18,6 +18,12 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 PAPERS = sorted(p.stem for p in (REPO_ROOT / "config" / "papers").glob("*.yaml"))
 
 
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    # ../shared/data resolves from the copy as it does from the repository; without it the copy is offline
+    return _copy_repo(tmp_path_factory.mktemp("wf") / "repo")
+
+
 DETERMINISM_TARGETS = ["results/satisficing_ucl/fig1/summary.csv", "results/satisficing_ucl/fig3/summary.csv",
                        "figures/satisficing_ucl/fig1.png", "figures/satisficing_ucl/fig1.pdf"]
 

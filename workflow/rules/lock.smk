@@ -14,7 +14,7 @@ rule lock:
         files={p: locked_outputs(p) for p in available_papers()},
         not_built={p: figure_availability(p).missing for p in available_papers()},
         measured_time={p: measured_time(p) for p in available_papers()},
-        papers=available_papers(),
+        papers=select_papers(REPO_ROOT, None),  # every paper, in order: the verdicts file keeps this order
         scale=config["scale"],
         seed=config["seed"],
         repo_root=str(REPO_ROOT),

@@ -12,7 +12,10 @@ def result_csvs(paper):
 
 
 def measured_time(paper):
-    """{figure: why} of built figures that replay wall-clock measurements (not locked)."""
+    """{figure: why} of built figures that replay wall-clock measurements made on this machine (not locked):
+    only with `ames_forest: recompute`; the shipped forest table (`cached`) is the same everywhere."""
+    if config.get("ames_forest") != "recompute":
+        return {}
     return measured_time_figures(paper_spec(paper), built_figures(paper))
 
 

@@ -21,7 +21,9 @@ def main(snakemake) -> int:
     problems, notes, version_notes = [], [], {}
     for paper, files in snakemake.params.files.items():
         lock = read_lock(root, paper, scale)
-        for diff in verify_paper(root, lock, files, set(snakemake.params.not_built[paper])):
+        # a measured-time figure here (ames_forest: recompute) is compared as little as one not built here
+        left_out = set(snakemake.params.not_built[paper]) | set(snakemake.params.measured_time[paper])
+        for diff in verify_paper(root, lock, files, left_out):
             problems.append(f"{diff.path}: {diff.problem}")
             problems += [f"    {row}" for row in diff.rows]
         for fig, why in lock.get("not_built", {}).items():
@@ -31,9 +33,9 @@ def main(snakemake) -> int:
             notes.append(f"{paper} {fig}: not checked, not built on this machine: {why}")
         for fig, why in snakemake.params.measured_time[paper].items():
             notes.append(f"{paper} {fig}: not checked, {why}")
-        if set(lock.get("measured_time", {})) != set(snakemake.params.measured_time[paper]):
-            problems.append(f"{paper}: measured-time figures {sorted(snakemake.params.measured_time[paper])} differ "
-                            f"from the lock's {sorted(lock.get('measured_time', {}))} (the lock is stale)")
+        for fig, why in lock.get("measured_time", {}).items():
+            if fig not in snakemake.params.measured_time[paper]:
+                notes.append(f"{paper} {fig}: not checked, the lock was made with it {why}")
         for line in version_differences(lock["versions"]):
             version_notes.setdefault(line, []).append(paper)
     verdict_rows = read_verdicts(root / VERDICTS_FILE)
