@@ -29,9 +29,6 @@ def _embedded(html: str, name: str) -> dict:
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("report")
     repo = _copy_repo(root / "repo")
-    shared = REPO_ROOT.parent / "shared"
-    if shared.exists():
-        (root / "shared").symlink_to(shared)
     _snakemake(repo, "--cores", "2", PAPER, "--config", "scale=smoke")
     _snakemake(repo, PAPER, "--config", "scale=smoke", "--report", "results/report.html")
     return repo

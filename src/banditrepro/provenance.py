@@ -30,8 +30,22 @@ def git_commit(repo_root: Path | str = ".") -> str:
         return "unknown"
 
 
+# Settings that decide how the work is split into jobs, not what is computed. They are left out of the
+# recorded config so that a result (and the figure carrying its hash) is byte-identical however it was sharded.
+EXECUTION_ONLY_KEYS = frozenset({"shard_size"})
+
+
+def _without_execution_settings(obj):
+    if isinstance(obj, dict):
+        return {k: _without_execution_settings(v) for k, v in obj.items() if k not in EXECUTION_ONLY_KEYS}
+    if isinstance(obj, (list, tuple)):
+        return [_without_execution_settings(v) for v in obj]
+    return obj
+
+
 def record(config_subset: dict, seed: int, repo_root: Path | str = ".", **extra) -> dict:
     """Provenance of a result: the config it came from (and its hash), seed, version, commit."""
+    config_subset = _without_execution_settings(config_subset)
     return {
         "package": "banditrepro",
         "package_version": __version__,
