@@ -16,7 +16,7 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(REPO_ROOT / ".numba_cache"))
 # the workflow tests share tests/repo_copy.py (temporary copies of the project)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from repo_copy import CHEAP_PAPER, copy_repo, run_snakemake
+from repo_copy import CHEAP_PAPER, copy_repo, run_snakemake  # noqa: E402 - after the sys.path entry above
 
 
 @pytest.fixture(scope="session")

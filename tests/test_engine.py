@@ -29,7 +29,8 @@ REVERSE_ROBIN = PolicyKernel("reverse_round_robin", _rr_reverse_select, _noop_up
 MEANS = np.array([0.0, 0.5, 1.0])
 
 
-def _sim(policy, params=np.zeros(1), means=MEANS, happy=None):
+def _sim(policy, params=None, means=MEANS, happy=None):
+    params = np.zeros(1) if params is None else params
     env, p = gaussian_arms(means, 1.0)
     return StepSimulation(env, p, threshold_gaps(means, means.max())[None, :], ("regret",), policy, params,
                           happy_threshold=happy)

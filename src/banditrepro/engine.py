@@ -36,8 +36,9 @@ Kernel protocols (all arguments numba-typed arrays/scalars; ``t`` is the 1-based
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 import numpy as np
 from numba import njit

@@ -17,8 +17,9 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 
 class _Marker:
@@ -83,8 +84,8 @@ class Param:
     types: type | tuple[type, ...]
     default: Any = REQUIRED
     choices: tuple | None = None
-    fields: Mapping[str, "Param"] | None = None
-    items: "Param | None" = None
+    fields: Mapping[str, Param] | None = None
+    items: Param | None = None
     doc: str = ""
 
     def __post_init__(self):

@@ -52,7 +52,7 @@ def philox4x32(c0, c1, c2, c3, key):
     c1 = np.uint64(c1) & _M32
     c2 = np.uint64(c2) & _M32
     c3 = np.uint64(c3) & _M32
-    for rnd in range(10):
+    for _rnd in range(10):
         p0 = _PHILOX_M0 * c0
         p1 = _PHILOX_M1 * c2
         n0 = ((p1 >> _S32) ^ c1 ^ k0) & _M32

@@ -12,9 +12,9 @@ from banditrepro.data.manifest import MANIFEST_PATH, dataset_spec, load_manifest
 
 def test_names_and_processed_files_come_from_the_manifest():
     raw = yaml.safe_load(MANIFEST_PATH.read_text(encoding="utf-8"))["datasets"]
-    assert DATASET_NAMES == tuple(raw)
-    assert KAGGLE_DATASETS == tuple(name for name, entry in raw.items() if entry.get("kaggle"))
-    assert PROCESSED_FILES == {name: tuple(entry["processed"]) for name, entry in raw.items()}
+    assert tuple(raw) == DATASET_NAMES
+    assert tuple(name for name, entry in raw.items() if entry.get("kaggle")) == KAGGLE_DATASETS
+    assert {name: tuple(entry["processed"]) for name, entry in raw.items()} == PROCESSED_FILES
     assert PROCESSED_FILES["movielens_1m"] == ("movie_rating_histograms.csv",)
 
 

@@ -15,10 +15,6 @@ from banditrepro.experiments.penalized_fairness.checks import (
     paired_ratio,
     theorem_42_bounds,
 )
-from banditrepro.experiments.penalized_fairness.theory import (
-    FixedInstance,
-    theorem_42_upper_bounds,
-)
 
 LN_20000 = 9.903487552536127  # ln(20000)
 

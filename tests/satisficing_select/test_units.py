@@ -225,7 +225,8 @@ def test_convex_case2_left_wins_ties():
 
 # ---------------------------------------------------------------- SELECT, noise-free hand cases
 
-def _noise_free_select(mean, level, variant=SelectVariant(), horizon=5000):
+def _noise_free_select(mean, level, variant=None, horizon=5000):
+    variant = SelectVariant() if variant is None else variant
     env = finite_gaussian([mean], sigma=0.0)  # one arm: the TS oracle always pulls it
     sim = SelectSimulation("thompson", env, level, variant)
     chk = np.array([t for t in (8, 40, 500, 1000) if t < horizon] + [horizon])

@@ -160,7 +160,6 @@ def ts_select(t, state, taus, lam, params, scores, stream):
 
 @njit(cache=True)
 def ts_update(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream):
-    m = state.shape[2]
     scale = params[1]  # L = lambda(tau_max)
     j_first = j_played if params[0] != 0.0 else 0
     for j in range(j_first, j_played + 1):

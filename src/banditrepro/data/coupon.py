@@ -99,9 +99,8 @@ def preprocess(record_file: Path, out_dir: Path, horizon: int = DEFAULT_HORIZON,
     outputs = []
     for stem, matrix in matrices.items():
         path = out_dir / f"{stem}.npy"
-        with staged_file(path) as tmp:
-            with open(tmp, "wb") as handle:
-                np.save(handle, matrix)
+        with staged_file(path) as tmp, open(tmp, "wb") as handle:
+            np.save(handle, matrix)
         outputs.append(path)
     arms_path = out_dir / "arms_weekday.csv"
     with staged_file(arms_path) as tmp:

@@ -50,7 +50,7 @@ class SourceUnavailable(Exception):
 
 
 def _utc_now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 # --------------------------------------------------------------------------------------------- mirror

@@ -8,10 +8,10 @@ workflow's data rules and the paper configs' ``data:`` checks are all derived fr
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
 
 import yaml
 

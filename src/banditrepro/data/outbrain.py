@@ -176,9 +176,8 @@ def preprocess(record_file: Path, out_dir: Path, horizon: int = DEFAULT_HORIZON,
     for k in arm_counts:
         matrix, arms, summary = reward_matrix(sequence, k, horizon)
         matrix_path, arms_path = out_dir / f"rewards_top{k}.npy", out_dir / f"arms_top{k}.csv"
-        with staged_file(matrix_path) as tmp:
-            with open(tmp, "wb") as handle:
-                np.save(handle, matrix)
+        with staged_file(matrix_path) as tmp, open(tmp, "wb") as handle:
+            np.save(handle, matrix)
         with staged_file(arms_path) as tmp:
             arms.to_csv(tmp, index=False)
         outputs += [matrix_path, arms_path]

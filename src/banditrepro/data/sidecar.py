@@ -44,7 +44,7 @@ def write_sidecar(out_dir: Path, dataset: str, record: dict, outputs: list[Path]
         "dataset": dataset,
         "standin": standin,
         "label": "STAND-IN DATA" if standin else "real data",
-        "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "inputs": {name: {"sha256": entry["sha256"], "origin": entry.get("origin")}
                    for name, entry in sorted(record.get("files", {}).items())},
         "outputs": {Path(p).name: describe_output(p) for p in outputs},

@@ -66,10 +66,10 @@ def _hex_fast(rng: np.random.Generator, n: int, width: int) -> np.ndarray:
 
 
 def _zip_csv(frame: pd.DataFrame, target: Path, member: str) -> None:
-    with staged_file(target) as tmp:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as bundle:
-            with bundle.open(member, "w", force_zip64=True) as handle:
-                frame.to_csv(handle, index=False, lineterminator="\n", encoding="utf-8")
+    with (staged_file(target) as tmp,
+          zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as bundle,
+          bundle.open(member, "w", force_zip64=True) as handle):
+        frame.to_csv(handle, index=False, lineterminator="\n", encoding="utf-8")
 
 
 def _plain_csv(frame: pd.DataFrame, target: Path) -> None:
@@ -222,7 +222,7 @@ def write_standin(name: str, out_dir: Path, seed: int = 20171128, size: str = "s
     files = generator(folder, seed, size)
     record = {
         "dataset": name, "standin": True, "label": "STAND-IN DATA",
-        "fetched_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "fetched_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "generator": {"module": __name__, "seed": seed, "size": size},
         "files": {p.name: {"name": p.name, "path": p.name, "size": p.stat().st_size, "sha256": sha256_file(p),
                            "sha256_known": False, "origin": f"standin seed={seed} size={size}"} for p in files},

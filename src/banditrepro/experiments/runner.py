@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from .. import provenance
 from ..engine import SimulationOutput
-from ..seeding import replication_keys
 from ..registry import SIMULATION_BUILDERS, lookup
+from ..seeding import replication_keys
 from .spec import ExperimentSpec
 
 

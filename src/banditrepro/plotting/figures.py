@@ -66,7 +66,7 @@ class Style:
     linestyles: dict[str, object]
 
     @classmethod
-    def for_paper(cls, spec: "PaperSpec") -> "Style":
+    def for_paper(cls, spec: PaperSpec) -> Style:
         order = spec.algorithm_order()
         colors = {a: PALETTE[i % len(PALETTE)] for i, a in enumerate(order)}
         linestyles = {a: LINESTYLES[(i // len(PALETTE)) % len(LINESTYLES)] for i, a in enumerate(order)}
@@ -97,7 +97,7 @@ def _curve_panel(ax, ctx, figure: str, panel: dict, style: Style) -> None:
             width = d.se * np.sqrt(d.n) if band == "sd" else d.se
             ax.fill_between(d.t, d["mean"] - width, d["mean"] + width, color=color, alpha=0.2, lw=0)
     panel_refs = refs[refs.panel == panel["id"]]
-    for i, (curve, d) in enumerate(panel_refs.groupby("curve", sort=False)):
+    for i, (_curve, d) in enumerate(panel_refs.groupby("curve", sort=False)):
         d = d.sort_values("t")
         ax.plot(d.t, d.value, color="0.25", ls=REF_STYLES[i % len(REF_STYLES)], lw=1.2, label=d.label.iloc[0])
 
@@ -108,7 +108,7 @@ def plot_figure(ctx, figure: str, standin: bool = False):
 
 
 def _plot_figure(ctx, figure: str, standin: bool):
-    spec: "PaperSpec" = ctx.spec
+    spec: PaperSpec = ctx.spec
     fig_spec = spec.figures[figure]
     panels = fig_spec["panels"]
     rows, cols = fig_spec.get("layout", [1, len(panels)])

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ... import rng
 from ...algorithms import censored_baselines as cb
 from ...algorithms import rcucb
 from ...engine import SimulationOutput
 from ...environments import censored as ce
-from ... import rng
 
 POLICY_RCUCB = 0
 POLICY_UCB = 1

@@ -111,7 +111,7 @@ def ars_exp3_run(rewards, mode, d, delay_low, delay_high, best_arm, sizes, gamma
             ars_exp3_probs(weights, g_last, gamma, probs)
             arm = _rng.stream_categorical(st, probs)
             z_sum = 0.0
-            for j in range(length):
+            for _j in range(length):
                 run = run + 1 if arm == prev_arm else 1
                 prev_arm = arm
                 obs, rew = adversarial_slot(rewards, arrivals, mode, d, delay_low, delay_high, noise_keys[r],

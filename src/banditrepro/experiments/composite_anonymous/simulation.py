@@ -200,7 +200,7 @@ def build_adversarial(experiment, algorithm: str) -> CompositeAdversarialSimulat
     path = reward_matrix_path(experiment.repo_root, p["dataset"], p["file"])
     rewards = np.load(path, mmap_mode="r")
     T = min(int(experiment.horizon), rewards.shape[0])
-    if T < experiment.horizon:
+    if experiment.horizon > T:
         raise ValueError(f"{path} has {rewards.shape[0]} rows < horizon {experiment.horizon}")
     return CompositeAdversarialSimulation(np.ascontiguousarray(rewards[:T], dtype=np.int8), p["delays"],
                                           experiment.algorithms[algorithm])

@@ -36,7 +36,7 @@ class GaussianInstance:
     happiness_threshold: float  # M of eq (17)
 
     @classmethod
-    def from_params(cls, params: dict) -> "GaussianInstance":
+    def from_params(cls, params: dict) -> GaussianInstance:
         params = complete(params, INSTANCE_PARAMS, "params")
         means = np.asarray(params["means"], dtype=np.float64)
         sigma = np.broadcast_to(np.asarray(params["sigma"], dtype=np.float64), means.shape).copy()
