@@ -4,6 +4,7 @@
 #   snakemake --cores 2 --config scale=smoke    quick run with few replications
 #   snakemake --cores 2 datasets                fetch, verify and preprocess the data sets
 #   snakemake --cores 2 verify --config scale=smoke   compare results with the committed lock (config/locks/)
+#   snakemake --cores 2 robustness_satisficing_ucl    headline verdicts under extra root seeds (robustness.csv)
 from pathlib import Path
 
 from snakemake.utils import min_version, validate
@@ -24,10 +25,12 @@ report: "report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/robustness_common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/plot.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/robustness.smk"
 
 
 for _extra in paper_rule_files():

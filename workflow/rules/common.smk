@@ -16,6 +16,20 @@ wildcard_constraints:
     figure=r"[A-Za-z0-9_]+",
     table=r"[A-Za-z0-9_]+",
     shard=r"r\d{6}-\d{6}",
+    seed=r"\d+",
+
+
+# The same rules build the main results (results/<paper>/...) and, for the robustness targets
+# (robustness.smk), the results under an extra root seed (results/robustness/seed<S>/<paper>/...): a job
+# whose output path has a {seed} wildcard reads its inputs from, and seeds its streams with, that seed.
+def run_seed(wildcards):
+    """The root seed of a job: the {seed} of a robustness path, else the configured root seed."""
+    return int(wildcards.seed) if hasattr(wildcards, "seed") else config["seed"]
+
+
+def results_prefix(wildcards):
+    """Where a job's results live: results/ for the main build, results/robustness/seed<S>/ for a robustness seed."""
+    return f"results/robustness/seed{wildcards.seed}" if hasattr(wildcards, "seed") else "results"
 
 
 @cache
@@ -95,10 +109,10 @@ def figure_availability(paper):
     return FigureAvailability(built, missing, standin)
 
 
-def experiment_shards(paper, experiment):
+def experiment_shards(paper, experiment, prefix="results"):
     exp = paper_spec(paper).experiments[experiment]
     return [
-        f"results/{paper}/shards/{experiment}/{shard_name(a, b)}.npz"
+        f"{prefix}/{paper}/shards/{experiment}/{shard_name(a, b)}.npz"
         for a, b in exp.job_shards(config["shard_size"])
     ]
 
@@ -120,7 +134,7 @@ def figure_shards(wildcards):
     return [
         f
         for exp in spec.figure_experiments(wildcards.figure)
-        for f in experiment_shards(wildcards.paper, exp)
+        for f in experiment_shards(wildcards.paper, exp, results_prefix(wildcards))
     ]
 
 
@@ -152,14 +166,14 @@ def paper_targets(paper):
 
 
 # Claims per figure and the reports (rules in report.smk).
-def _result_inputs(paper, figures, experiments):
+def _result_inputs(paper, figures, experiments, prefix="results"):
     """Summaries of the built figures and shards of the experiments whose data are available."""
     spec, built = paper_spec(paper), built_figures(paper)
     # an experiment on unavailable data has no shards to wait for; its claims say "not measured"
     experiments = [e for e in experiments if all(dataset_state(d).available for d in spec.experiments[e].data)]
     return {
-        "summaries": [f"results/{paper}/{fig}/summary.csv" for fig in figures if fig in built],
-        "shards": [f for exp in experiments for f in experiment_shards(paper, exp)],
+        "summaries": [f"{prefix}/{paper}/{fig}/summary.csv" for fig in figures if fig in built],
+        "shards": [f for exp in experiments for f in experiment_shards(paper, exp, prefix)],
     }
 
 
@@ -168,12 +182,14 @@ def claim_figure_inputs(wildcards):
     paper, figure = wildcards.paper, wildcards.figure
     if figure not in built_figures(paper):
         return {"summaries": [], "shards": []}
-    return _result_inputs(paper, *claim_dependencies(paper_spec(paper), figure))
+    return _result_inputs(paper, *claim_dependencies(paper_spec(paper), figure), results_prefix(wildcards))
 
 
 def table_inputs(wildcards):
     """The summaries and shards one table reads: its declared figures and what its args name."""
-    return _result_inputs(wildcards.paper, *table_dependencies(paper_spec(wildcards.paper), wildcards.table))
+    return _result_inputs(
+        wildcards.paper, *table_dependencies(paper_spec(wildcards.paper), wildcards.table), results_prefix(wildcards)
+    )
 
 
 def claim_figure_files(paper):
@@ -190,8 +206,11 @@ def paper_findings(paper):
 
 
 def paper_report_inputs(wildcards):
-    return {
+    inputs = {
         "claims": f"results/{wildcards.paper}/claims.csv",
         "figures": paper_figure_files(wildcards.paper),
         "tables": paper_table_files(wildcards.paper),
     }
+    if robustness_in_report(wildcards.paper):  # robustness.smk
+        inputs["robustness"] = robustness_file(wildcards.paper)
+    return inputs

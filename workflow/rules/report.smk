@@ -10,7 +10,7 @@ rule claims_figure:
     output:
         "results/{paper}/claims/{figure}.csv",
     params:
-        seed=config["seed"],
+        seed=run_seed,
         scale=config["scale"],
         claims=lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
         unavailable=lambda w: figure_availability(w.paper).missing,
@@ -58,7 +58,7 @@ rule table:
         ),
         md="results/{paper}/tables/{table}.md",
     params:
-        seed=config["seed"],
+        seed=run_seed,
         scale=config["scale"],
         table=lambda w: paper_spec(w.paper).tables[w.table],
     log:
@@ -98,6 +98,7 @@ rule report:
     input:
         claims=expand("results/{paper}/claims.csv", paper=available_papers()),
         reports=expand("results/{paper}/report.md", paper=available_papers()),
+        robustness=lambda w: [robustness_file(p) for p in available_papers() if robustness_in_report(p)],
     output:
         "results/report.md",
     params:

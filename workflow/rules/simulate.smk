@@ -8,7 +8,7 @@ rule simulate_shard:
     output:
         "results/{paper}/shards/{experiment}/{shard}.npz",
     params:
-        seed=config["seed"],
+        seed=run_seed,  # the configured root seed, or a robustness seed (common.smk)
         scale=config["scale"],
         # the resolved experiment config: editing it reruns exactly the affected shards
         experiment=lambda w: paper_spec(w.paper).experiments[w.experiment].config,
@@ -27,7 +27,7 @@ rule summarize_figure:
         summary="results/{paper}/{figure}/summary.csv",
         reference="results/{paper}/{figure}/reference.csv",
     params:
-        seed=config["seed"],
+        seed=run_seed,
         scale=config["scale"],
         figure=lambda w: paper_spec(w.paper).figures[w.figure],
     log:

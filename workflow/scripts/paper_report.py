@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pandas as pd
+
 from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import read_claims
@@ -21,8 +23,11 @@ def main(snakemake) -> None:
         tables = {Path(p).stem: Path(p) for p in snakemake.input.tables if str(p).endswith(".md")}
         prov = provenance.record({"paper": spec.config, "scale": snakemake.params.scale}, snakemake.params.seed,
                                  root, paper=w.paper)
+        # present when the paper's robustness was built or requested (common.smk: paper_report_inputs)
+        robustness = pd.read_csv(snakemake.input.robustness, dtype=str, keep_default_na=False) if hasattr(
+            snakemake.input, "robustness") else None
         paper_report(spec, claims, figures, tables, dict(snakemake.params.unavailable), set(snakemake.params.standin),
-                     prov, Path(snakemake.output[0]))
+                     prov, Path(snakemake.output[0]), robustness)
         provenance.write_sidecar(snakemake.output[0], prov)
 
 

@@ -16,7 +16,8 @@ def main(snakemake) -> None:
         reports = {Path(p).parent.name: Path(p) for p in snakemake.input.reports}
         findings = {paper: render_findings(load_paper(paper, snakemake.params.scale, root), read_claims(path))
                     for paper, path in claims.items()}
-        overall_report(claims, reports, Path(snakemake.output[0]), findings)
+        robustness = {Path(p).parent.name: Path(p) for p in snakemake.input.robustness}
+        overall_report(claims, reports, Path(snakemake.output[0]), findings, robustness)
 
 
 main(snakemake)  # noqa: F821 - injected by Snakemake

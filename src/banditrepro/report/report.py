@@ -8,21 +8,52 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..robustness import robustness_seeds_of, stability_sentence
+from .claims import NOT_MEASURED
 from .findings import render_findings, tally, verdict_line
 from .tables import to_markdown
 
 # the report's claims table: kind beside the id, so a reader sees at once what a row can count for
 REPORT_CLAIM_COLUMNS = ["claim_id", "kind", "figure", "statement", "measured", "threshold", "verdict"]
+# with a robustness table (results/<paper>/robustness.csv): whether each headline verdict held under every seed
+STABILITY_COLUMN = "stable across seeds"
+
+
+def stability_labels(claims: pd.DataFrame, robustness: pd.DataFrame) -> list[str]:
+    """Per claim row: 'yes (3/3)' / 'no (2/3)' / 'not measured' for a headline claim in the robustness
+    table, '' for a variant or sanity claim (their verdicts are not rebuilt under other seeds)."""
+    by_id = robustness.set_index("claim_id")
+    out = []
+    for cid in claims["claim_id"].astype(str):
+        if cid not in by_id.index:
+            out.append("")
+        elif by_id.at[cid, "stable"] == NOT_MEASURED:
+            out.append(NOT_MEASURED)
+        else:
+            out.append(f"{by_id.at[cid, 'stable']} ({by_id.at[cid, 'agreement']})")
+    return out
+
+
+def stability_summary(robustness: pd.DataFrame) -> str:
+    """'12/15 stable': headline claims whose verdict held under every seed, of those measured."""
+    measured = robustness[robustness["stable"] != NOT_MEASURED]
+    return f"{int((measured['stable'] == 'yes').sum())}/{len(measured)} stable"
 
 
 def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tables: dict[str, Path],
-                 unavailable: dict[str, str], standin: set[str], prov: dict, out_path: Path) -> str:
+                 unavailable: dict[str, str], standin: set[str], prov: dict, out_path: Path,
+                 robustness: pd.DataFrame | None = None) -> str:
+    """The paper's report; with ``robustness`` (its robustness.csv) the claims table gains a column saying
+    whether each headline verdict held under every extra root seed, and the findings a stability sentence."""
     out_dir = Path(out_path).parent
     lines = [f"# Replication report: {spec.title}", "",
              (f"Paper id `{spec.paper}` · scale `{spec.scale}` · seed {prov['seed']} · banditrepro "
               f"{prov['package_version']} · commit `{prov['git_commit']}`"), "",
              "## Findings", ""]
-    lines += [f"- {sentence}" for sentence in render_findings(spec, claims)] + [""]
+    findings = render_findings(spec, claims)
+    if robustness is not None:
+        findings.append(stability_sentence(robustness))
+    lines += [f"- {sentence}" for sentence in findings] + [""]
     lines += ["## Verdicts", "", verdict_line(claims), "",
               ("Only headline claims (statements the paper makes, on its algorithms and settings as printed) "
                "are tallied; variant claims test labelled sensitivity variants or alternative readings, sanity "
@@ -40,7 +71,16 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
         lines += ["## Resolutions of ambiguities (from the spec, named in the config)", ""]
         lines += [f"- **{r['id']}**: {r['choice']}" + (f" — {r['note']}" if r.get("note") else "")
                   for r in spec.resolutions] + [""]
-    lines += ["## Claims", "", to_markdown(claims[[c for c in REPORT_CLAIM_COLUMNS if c in claims]])]
+    lines += ["## Claims", ""]
+    shown = claims[[c for c in REPORT_CLAIM_COLUMNS if c in claims]]
+    if robustness is not None:
+        seeds = robustness_seeds_of(robustness)
+        lines += [(f"*{STABILITY_COLUMN}*: whether a headline claim's verdict is the same under the "
+                   f"{len(seeds) - 1} extra root seeds ({', '.join(map(str, seeds[1:]))}) as under the main "
+                   f"seed {seeds[0]} (agreeing seeds / extra seeds); `results/{spec.paper}/robustness.csv` has "
+                   "each seed's verdict and measured value."), ""]
+        shown = shown.assign(**{STABILITY_COLUMN: stability_labels(claims, robustness)})
+    lines += [to_markdown(shown)]
     if tables:
         lines += ["## Tables", ""]
         for md in tables.values():
@@ -63,10 +103,13 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
 
 
 def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path], out_path: Path,
-                   paper_findings: dict[str, list[str]] | None = None) -> str:
-    """One row of headline tallies per paper (variant and sanity apart), then each paper's findings."""
+                   paper_findings: dict[str, list[str]] | None = None,
+                   paper_robustness: dict[str, Path] | None = None) -> str:
+    """One row of headline tallies per paper (variant and sanity apart), then each paper's findings. With
+    ``paper_robustness`` ({paper: robustness.csv}) a column counts the headline claims stable across seeds."""
     out_dir = Path(out_path).parent
     paper_findings = paper_findings or {}
+    paper_robustness = paper_robustness or {}
     rows = []
     for paper, path in paper_claims.items():
         t = tally(pd.read_csv(path, dtype=str, keep_default_na=False))
@@ -77,6 +120,10 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
                      "inconclusive": head["inconclusive"],
                      "variant reproduced": f"{t['variant']['reproduced']}/{sum(t['variant'].values())}",
                      "sanity reproduced": f"{t['sanity']['reproduced']}/{sum(t['sanity'].values())}"})
+        if paper_robustness:
+            path = paper_robustness.get(paper)
+            rows[-1][STABILITY_COLUMN] = stability_summary(
+                pd.read_csv(path, dtype=str, keep_default_na=False)) if path else "not built"
     lines = ["# banditrepro replication report", "", to_markdown(pd.DataFrame(rows)),
              ("Only headline claims are tallied as reproductions; variant claims (labelled sensitivity variants, "
               "alternative readings) and sanity claims (true by construction) are counted apart. Each paper's "
