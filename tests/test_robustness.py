@@ -124,7 +124,11 @@ def test_root_seed_as_robustness_seed_stops_planning_naming_the_key(tmp_path):
     proc = run_snakemake(repo, "-n", f"robustness_{CHEAP_PAPER}", "--config", f"robustness_seeds=[1,{seed}]",
                          check=False)
     assert proc.returncode != 0
-    assert "robustness_seeds" in proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    assert "robustness_seeds" in out and f"contains the root seed {seed}" in out
+    # a seed list on the command line (Snakemake passes its numbers as strings) is accepted
+    proc = run_snakemake(repo, "-n", f"robustness_{CHEAP_PAPER}", "--config", "robustness_seeds=[1,2]")
+    assert "seed1/" in proc.stdout and "seed2/" in proc.stdout
 
 
 @pytest.mark.slow
