@@ -53,9 +53,21 @@ def play_and_record(env, key, buffers, pulls, t, arm, length, checkpoints, ci, r
 
 
 @njit(cache=True)
-def new_outputs(n_reps, n_arms, n_checkpoints):
-    """Outputs of a stochastic run: (regret (R, C), one count per replication (R,), pulls (R, N))."""
-    return np.zeros((n_reps, n_checkpoints)), np.zeros(n_reps), np.zeros((n_reps, n_arms))
+def start_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, horizon, n_reps, n_checkpoints):
+    """(env, buffers, outputs) of a run on the stochastic environment: ``env`` and ``buffers`` as
+    :func:`play_and_record` takes them (the buffers are reused across replications), outputs = (regret (R, C),
+    one count per replication (R,), pulls (R, N))."""
+    env = (kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means)
+    buffers = new_state(kind, horizon, delay_high, exp_rate.size)
+    outputs = (np.zeros((n_reps, n_checkpoints)), np.zeros(n_reps), np.zeros((n_reps, means.size)))
+    return env, buffers, outputs
+
+
+@njit(cache=True)
+def start_replication(buffers, n_arms):
+    """Reset the environment buffers; fresh (pulls (int), observation sums, slot counts) per arm."""
+    reset_state(buffers[2], buffers[3])
+    return np.zeros(n_arms, dtype=np.int64), np.zeros(n_arms), np.zeros(n_arms)
 
 
 @njit(cache=True)
@@ -63,15 +75,12 @@ def ars_ucb_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, 
                 alpha, f_kind, f_scale, f_power, noise_keys, checkpoints):
     """ARS-UCB on the stochastic composite environment; (regret (R, C), rounds (R,), pulls (R, N))."""
     N = means.size
-    env = (kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means)
-    regret, rounds, pulls_out = new_outputs(noise_keys.size, N, checkpoints.size)
-    buffers = new_state(kind, horizon, delay_high, exp_rate.size)  # reused across replications
+    env, buffers, outputs = start_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, horizon,
+                                      noise_keys.size, checkpoints.size)
+    regret, rounds, pulls_out = outputs
     for r in range(noise_keys.size):
         key = noise_keys[r]
-        reset_state(buffers[2], buffers[3])
-        pulls = np.zeros(N, dtype=np.int64)
-        sums = np.zeros(N)
-        counts = np.zeros(N)
+        pulls, sums, counts = start_replication(buffers, N)
         next_round = np.ones(N, dtype=np.int64)
         t = 0
         reg = 0.0
@@ -210,15 +219,12 @@ def odaaf_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, me
               variant, mean_delay, var_delay, bound, noise_keys, checkpoints):
     """ODAAF on the stochastic composite environment; (regret (R, C), phases (R,), pulls (R, N))."""
     N = means.size
-    env = (kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means)
-    regret, phases, pulls_out = new_outputs(noise_keys.size, N, checkpoints.size)
-    buffers = new_state(kind, horizon, delay_high, exp_rate.size)  # reused across replications
+    env, buffers, outputs = start_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, horizon,
+                                      noise_keys.size, checkpoints.size)
+    regret, phases, pulls_out = outputs
     for r in range(noise_keys.size):
         key = noise_keys[r]
-        reset_state(buffers[2], buffers[3])
-        pulls = np.zeros(N, dtype=np.int64)
-        sums = np.zeros(N)
-        counts = np.zeros(N)
+        pulls, sums, counts = start_replication(buffers, N)
         active = np.ones(N, dtype=np.bool_)
         played = np.zeros(N)
         t = 0
