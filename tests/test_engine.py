@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from banditrepro import rng
 from banditrepro.algorithms import ucb1
 from banditrepro.engine import PolicyKernel, StepSimulation, checkpoint_grid, summarize
 from banditrepro.environments import bernoulli_arms, categorical_arms, gaussian_arms, threshold_gaps
@@ -83,6 +84,35 @@ def test_gaussian_rewards_have_the_right_moments():
     assert abs(first.mean() - 2.0) < 4 * 3.0 / np.sqrt(400)
     assert 2.5 < first.std() < 3.5
     assert abs(out.curves["reward"][:, 1].mean() / 50 - 2.0) < 4 * 3.0 / np.sqrt(400 * 50)
+
+
+def test_gaussian_step_replays_rng_normal_pair_exactly():
+    """Pulls 2j and 2j+1 of an arm read pair j of rng.normal_pair (the step is compiled inline into the
+    loop; this pins it to the generator as called on its own)."""
+    noise, pol = _keys(2)
+    means, sds = np.array([0.5, -1.0]), np.array([2.0, 0.5])
+    env, p = gaussian_arms(means, sds)
+    cp = np.arange(1, 11)  # round robin: step t pulls arm (t-1) % 2 for the ((t-1)//2)-th time
+    out = StepSimulation(env, p, np.zeros((1, 2)), ("regret",), ROUND_ROBIN, np.zeros(1)).run(noise, pol, cp)
+    for r in range(2):
+        rewards = []
+        for t in cp:
+            arm, pull = (t - 1) % 2, (t - 1) // 2
+            z = rng.normal_pair(noise[r], rng.TAG_ARM, arm, pull // 2)[pull % 2]
+            rewards.append(means[arm] + sds[arm] * z)
+        np.testing.assert_array_equal(out.curves["reward"][r], np.cumsum(rewards))
+
+
+def test_ucb1_gaussian_numbers_are_pinned():
+    """Rewards and pulls of UCB1 on the benchmark's arms, as computed before the kernels were inlined
+    (speed changes of the engine must not move a number)."""
+    means = [1.0, 2.0, 3.0, 4.0]
+    env, p = gaussian_arms(means, 1.0)
+    sim = StepSimulation(env, p, threshold_gaps(means, 4.0)[None, :], ("regret",), *ucb1())
+    noise, pol = _keys(3)
+    out = sim.run(noise, pol, np.array([1000]))
+    assert out.curves["reward"][:, -1].tolist() == [3963.3864925984994, 3973.101230217114, 4021.476484875926]
+    assert out.pulls[:, -1, :].tolist() == [[3, 2, 32, 963], [1, 3, 11, 985], [2, 4, 12, 982]]
 
 
 def test_bernoulli_and_categorical_rewards():

@@ -1,6 +1,7 @@
 """A sixth paper added from its own files, following only docs/ADDING_A_PAPER.md (issue #13.3).
 
-The test copies the project (what a fresh clone holds) into a temporary directory, writes the files of
+The test copies the project (what a fresh clone holds, by ``repo_copy.copy_repo`` as the workflow tests do;
+with no data mirror there it turns downloads off) into a temporary directory, writes the files of
 the guide's "smallest complete paper" section there, exactly as the guide prints them (every fenced
 block with a ``title="<path>"``), edits nothing else, and builds the new paper's target at smoke scale
 with Snakemake in a subprocess whose PYTHONPATH puts the copy's ``src`` first.
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from repo_copy import REPO_ROOT, copy_repo
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 GUIDE = REPO_ROOT / "docs" / "ADDING_A_PAPER.md"
 FILE_BLOCK = re.compile(r'^```\w+ title="(?P<path>[^"]+)"\n(?P<body>.*?)^```$', re.MULTILINE | re.DOTALL)
 
@@ -27,18 +27,6 @@ FILE_BLOCK = re.compile(r'^```\w+ title="(?P<path>[^"]+)"\n(?P<body>.*?)^```$', 
 def guide_files() -> dict[str, str]:
     """{path: text} of every file the guide prints with a title."""
     return {m["path"]: m["body"] for m in FILE_BLOCK.finditer(GUIDE.read_text(encoding="utf-8"))}
-
-
-def copy_project(dest: Path) -> Path:
-    """Tracked and untracked-but-not-ignored files: what a fresh clone (plus this change) holds."""
-    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=REPO_ROOT,
-                           capture_output=True, check=True).stdout.decode().split("\0")
-    for f in filter(None, files):
-        src = REPO_ROOT / f
-        if src.is_file():
-            (dest / f).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / f)
-    return dest
 
 
 def test_the_guide_prints_a_package_and_a_config_of_one_new_paper():
@@ -55,7 +43,7 @@ def test_the_guide_prints_a_package_and_a_config_of_one_new_paper():
 
 @pytest.mark.slow
 def test_a_new_paper_builds_from_the_guide_alone(tmp_path):
-    repo = copy_project(tmp_path / "repo")
+    repo = copy_repo(tmp_path / "repo")
     files = guide_files()
     for rel, text in files.items():
         assert not (repo / rel).exists(), rel

@@ -72,6 +72,36 @@ def test_normal_pair_members_are_uncorrelated_standard_normals():
     assert stats.kstest(b, "norm").pvalue > 1e-3
 
 
+def test_normal_pair_counters_and_box_muller_fallback():
+    """Attempt a reads counter 16 idx + a; after 15 rejected attempts the 16th block goes to Box-Muller.
+    (The fallback has probability 1e-10, so the Python body runs here with a scripted uniform2.)"""
+    import math
+    import types
+
+    seen = []
+
+    def scripted_uniform2(key, tag, sub, counter):
+        seen.append(int(counter))
+        return (1.0, 1.0) if len(seen) < 16 else (0.25, 0.125)  # (1, 1): s = 2, rejected
+
+    fn = rng.normal_pair.py_func
+    scripted = types.FunctionType(fn.__code__, {**fn.__globals__, "uniform2": scripted_uniform2})
+    z1, z2 = scripted(5, rng.TAG_ARM, 0, 3)
+    assert seen == list(range(48, 64))
+    radius = math.sqrt(-2.0 * math.log(0.25))
+    assert (z1, z2) == (radius * math.cos(2 * math.pi * 0.125), radius * math.sin(2 * math.pi * 0.125))
+    # the compiled function on real counters: pair 3 of this stream is accepted at its first attempt (48),
+    # pair 4 only at a later one (64 is rejected)
+    for idx, accepted_at in ((3, 48), (4, None)):
+        u1, u2 = rng.uniform2(5, rng.TAG_ARM, 0, 16 * idx)
+        v1, v2 = 2 * u1 - 1, 2 * u2 - 1
+        s = v1 * v1 + v2 * v2
+        assert (0 < s < 1) == (accepted_at is not None)
+        if accepted_at is not None:
+            f = math.sqrt(-2.0 * math.log(s) / s)
+            assert rng.normal_pair(5, rng.TAG_ARM, 0, idx) == (v1 * f, v2 * f)
+
+
 def test_draws_are_pure_functions_of_key_and_counter():
     a = _draw(1, np.uint64(5), 100)
     b = _draw(1, np.uint64(5), 100)

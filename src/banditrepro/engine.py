@@ -32,6 +32,13 @@ Kernel protocols (all arguments numba-typed arrays/scalars; ``t`` is the 1-based
 * policy: ``select(t, state, params, rng) -> arm``, ``update(t, state, params, arm, obs)``
   and optionally ``step_metric(t, state, params, arm) -> float`` evaluated before the update.
   ``state`` is a float64 ``(rows, n_arms)`` array, zero at the start of a replication.
+
+Speed: numba reference-counts the arrays a kernel receives, and it can drop those counts (atomic
+calls, on every step) only where no call to another compiled function stays between them. A kernel
+that draws on every step should therefore call inlined generators (``rng.uniform2`` and
+``rng.normal_pair`` are ``inline="always"``) and may itself be inlined, as the Gaussian arms'
+step is: that took the UCB1 benchmark (``python -m banditrepro.bench``) from about 57 to about
+47 ns per replication-step with the same numbers.
 """
 
 from __future__ import annotations

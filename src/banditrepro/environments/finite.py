@@ -16,7 +16,9 @@ from .. import rng
 from ..engine import EnvironmentKernel
 
 
-@njit(cache=True)
+# Inlined into the engine's loop together with rng.normal_pair (see rng.uniform2): with no call
+# left in the step, numba drops the per-step reference counting of its array arguments.
+@njit(cache=True, inline="always")
 def _gaussian_step(env_params, env_state, noise_key, t, arm, pull_index, obs):
     # rows: 0 mean, 1 standard deviation. Pulls 2j and 2j+1 of an arm share one Box-Muller
     # pair (counter j); the second normal waits in env_state[arm] (halves the generator cost).

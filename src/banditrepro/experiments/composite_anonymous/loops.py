@@ -35,23 +35,52 @@ def record_block(checkpoints, ci, t0, length, base, slope, out):
         ci += 1
     return ci
 
+
+@njit(cache=True)
+def play_and_record(env, key, buffers, pulls, t, arm, length, checkpoints, ci, reg, gaps, regret_row):
+    """Pull ``arm`` in slots t..t+length-1 of the stochastic environment and extend the pseudo-regret curve.
+
+    ``env`` = (kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means) and ``buffers`` =
+    :func:`~banditrepro.environments.composite.new_state`'s (x, prefix, arrivals, rec). Returns (sum of the
+    observations, next checkpoint index, regret after the block).
+    """
+    kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means = env
+    x, prefix, arrivals, rec = buffers
+    y = play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, key,
+                   x, prefix, arrivals, rec, pulls, t, arm, length)
+    ci = record_block(checkpoints, ci, t, length, reg, gaps[arm], regret_row)
+    return y, ci, reg + gaps[arm] * length
+
+
+@njit(cache=True)
+def start_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, horizon, n_reps, n_checkpoints):
+    """(env, buffers, outputs) of a run on the stochastic environment: ``env`` and ``buffers`` as
+    :func:`play_and_record` takes them (the buffers are reused across replications), outputs = (regret (R, C),
+    one count per replication (R,), pulls (R, N))."""
+    env = (kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means)
+    buffers = new_state(kind, horizon, delay_high, exp_rate.size)
+    outputs = (np.zeros((n_reps, n_checkpoints)), np.zeros(n_reps), np.zeros((n_reps, means.size)))
+    return env, buffers, outputs
+
+
+@njit(cache=True)
+def start_replication(buffers, n_arms):
+    """Reset the environment buffers; fresh (pulls (int), observation sums, slot counts) per arm."""
+    reset_state(buffers[2], buffers[3])
+    return np.zeros(n_arms, dtype=np.int64), np.zeros(n_arms), np.zeros(n_arms)
+
+
 @njit(cache=True)
 def ars_ucb_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, gaps, horizon,
                 alpha, f_kind, f_scale, f_power, noise_keys, checkpoints):
     """ARS-UCB on the stochastic composite environment; (regret (R, C), rounds (R,), pulls (R, N))."""
-    R = noise_keys.size
     N = means.size
-    C = checkpoints.size
-    regret = np.zeros((R, C))
-    rounds = np.zeros(R)
-    pulls_out = np.zeros((R, N))
-    x, prefix, arrivals, rec = new_state(kind, horizon, delay_high, exp_rate.size)  # reused across replications
-    for r in range(R):
+    env, buffers, outputs = start_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, horizon,
+                                      noise_keys.size, checkpoints.size)
+    regret, rounds, pulls_out = outputs
+    for r in range(noise_keys.size):
         key = noise_keys[r]
-        reset_state(arrivals, rec)
-        pulls = np.zeros(N, dtype=np.int64)
-        sums = np.zeros(N)
-        counts = np.zeros(N)
+        pulls, sums, counts = start_replication(buffers, N)
         next_round = np.ones(N, dtype=np.int64)
         t = 0
         reg = 0.0
@@ -66,13 +95,10 @@ def ars_ucb_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, 
             length = round_size(f_kind, f_scale, f_power, next_round[arm])
             if length > horizon - t:
                 length = horizon - t
-            y = play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, key,
-                           x, prefix, arrivals, rec, pulls, t, arm, length)
+            y, ci, reg = play_and_record(env, key, buffers, pulls, t, arm, length, checkpoints, ci, reg, gaps, regret[r])
             sums[arm] += y
             counts[arm] += length
             next_round[arm] += 1
-            ci = record_block(checkpoints, ci, t, length, reg, gaps[arm], regret[r])
-            reg += gaps[arm] * length
             t += length
             n_rounds += 1
         rounds[r] = n_rounds
@@ -192,19 +218,13 @@ def clw_run(rewards, mode, d, delay_low, delay_high, best_arm, phase_ends, phase
 def odaaf_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, gaps, horizon,
               variant, mean_delay, var_delay, bound, noise_keys, checkpoints):
     """ODAAF on the stochastic composite environment; (regret (R, C), phases (R,), pulls (R, N))."""
-    R = noise_keys.size
     N = means.size
-    C = checkpoints.size
-    regret = np.zeros((R, C))
-    phases = np.zeros(R)
-    pulls_out = np.zeros((R, N))
-    x, prefix, arrivals, rec = new_state(kind, horizon, delay_high, exp_rate.size)  # reused across replications
-    for r in range(R):
+    env, buffers, outputs = start_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, horizon,
+                                      noise_keys.size, checkpoints.size)
+    regret, phases, pulls_out = outputs
+    for r in range(noise_keys.size):
         key = noise_keys[r]
-        reset_state(arrivals, rec)
-        pulls = np.zeros(N, dtype=np.int64)
-        sums = np.zeros(N)
-        counts = np.zeros(N)
+        pulls, sums, counts = start_replication(buffers, N)
         active = np.ones(N, dtype=np.bool_)
         played = np.zeros(N)
         t = 0
@@ -232,10 +252,8 @@ def odaaf_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, me
                         if active[i] and sums[i] / counts[i] > best_mean:
                             final_arm, best_mean = i, sums[i] / counts[i]
                 length = horizon - t
-                play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, key,
-                           x, prefix, arrivals, rec, pulls, t, final_arm, length)
-                ci = record_block(checkpoints, ci, t, length, reg, gaps[final_arm], regret[r])
-                reg += gaps[final_arm] * length
+                _, ci, reg = play_and_record(env, key, buffers, pulls, t, final_arm, length, checkpoints, ci, reg, gaps,
+                                             regret[r])
                 played[final_arm] += length
                 t = horizon
                 break
@@ -245,12 +263,9 @@ def odaaf_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, me
                 if not active[i] or t >= horizon:
                     continue
                 length = min(step, horizon - t)
-                y = play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, key,
-                               x, prefix, arrivals, rec, pulls, t, i, length)
+                y, ci, reg = play_and_record(env, key, buffers, pulls, t, i, length, checkpoints, ci, reg, gaps, regret[r])
                 sums[i] += y
                 counts[i] += length
-                ci = record_block(checkpoints, ci, t, length, reg, gaps[i], regret[r])
-                reg += gaps[i] * length
                 played[i] += length
                 t += length
             if t >= horizon:
@@ -258,10 +273,7 @@ def odaaf_run(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, me
             best = eliminate(sums, counts, active, delta)  # Step 2
             delta *= 0.5  # Step 3
             length = min(step, horizon - t)  # Step 4: bridge on the best arm, observations discarded
-            play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, key,
-                       x, prefix, arrivals, rec, pulls, t, best, length)
-            ci = record_block(checkpoints, ci, t, length, reg, gaps[best], regret[r])
-            reg += gaps[best] * length
+            _, ci, reg = play_and_record(env, key, buffers, pulls, t, best, length, checkpoints, ci, reg, gaps, regret[r])
             played[best] += length
             t += length
             n_prev = n_m
