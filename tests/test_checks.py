@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -21,7 +22,8 @@ from banditrepro.report.checks import (
     compare_below,
     compare_greater,
     compare_threshold,
-    final_less,
+    mean_se,
+    paired_ratio_se,
 )
 from banditrepro.report.claims import (
     CLAIM_COLUMNS,
@@ -193,15 +195,60 @@ def test_below_every_t_takes_the_worst_horizon_and_pair(tmp_path):
     assert below(ctx, "fig", "p", "A", ["B", "C"]).verdict == "reproduced"  # at T only
 
 
-def test_below_on_another_figure_and_final_less_compatibility(tmp_path):
+def test_below_on_another_figure(tmp_path):
     ctx = _ctx(tmp_path, CURVES)
     res = below(ctx, "fig", "p", "A", "D", higher_figure="other", higher_panel="q")
     assert res.verdict == "inconclusive"  # 0.5 against a band of 2 * 0.5
-    old = final_less(ctx, "fig", "p", "A", "D", higher_figure="other", higher_panel="q")
-    assert old.verdict == res.verdict
-    assert old.measured == "A: 2 ± 0.3, D: 2.5 ± 0.4 at T=20"
+    assert res.measured == "tightest pair A: 2 ± 0.3 vs D: 2.5 ± 0.4 (T=20; margin 1 s.e.)"
     with pytest.raises(ValueError, match="at must be"):
         below(ctx, "fig", "p", "A", "B", at="sometimes")
+    with pytest.raises(ValueError, match="same experiment"):
+        below(ctx, "fig", "p", "A", "D", higher_figure="other", higher_panel="q", paired=True)
+
+
+class _Paired:
+    """Per-replication curves of panel 'p' (experiment 'e', metric 'regret') at t = 10, 20."""
+
+    point = ResultsContext.point
+
+    def __init__(self, curves):
+        from banditrepro.engine import SimulationOutput
+
+        self.outs = {a: SimulationOutput(checkpoints=np.array([10, 20]), curves={"regret": np.asarray(c, float)})
+                     for a, c in curves.items()}
+
+    def panel(self, figure, panel):
+        return {"id": panel, "experiment": "e", "metric": "regret"}
+
+    def replications(self, experiment):
+        return self.outs
+
+    def curve(self, figure, panel, algorithm, metric=None):
+        c = self.outs[algorithm].curves["regret"]
+        return pd.DataFrame({"t": [10, 20], "mean": c.mean(0), "se": c.std(0, ddof=1) / np.sqrt(len(c)),
+                             "n": len(c)})
+
+
+def test_below_paired_uses_the_per_replication_differences():
+    # each curve is noisy (sd about 5 across replications) but B = A + 1 in every replication: the paired
+    # difference has s.e. 0, the unpaired one about sqrt(2) * 5 / sqrt(50) = 1 (1 is within 2 s.e.)
+    a = np.random.default_rng(3).integers(0, 18, (50, 2)).astype(float)  # integers: B - A is exactly 1
+    ctx = _Paired({"A": a, "B": a + 1.0})
+    assert below(ctx, "fig", "p", "A", "B").verdict == "inconclusive"
+    res = below(ctx, "fig", "p", "A", "B", at="every", paired=True)
+    assert res.verdict == "reproduced" and "difference 1 ± 0 paired" in res.measured
+    assert below(ctx, "fig", "p", "B", "A", paired=True).verdict == "not_reproduced"
+
+
+def test_paired_helpers_hand_computed():
+    m, se = mean_se(np.array([1.0, 2.0, 3.0, 6.0]))  # sd = sqrt(14/3)
+    assert m == 3.0 and se == pytest.approx(math.sqrt(14 / 3) / 2)
+    assert math.isnan(mean_se(np.array([1.0]))[1])
+    ratio, se = paired_ratio_se(np.array([2.0, 4.0, 6.0]), np.array([1.0, 2.0, 3.0]))
+    assert ratio == 2.0 and se == pytest.approx(0.0, abs=1e-12)  # a = 2 b in every replication
+    ratio, se = paired_ratio_se(np.array([1.0, 3.0]), np.array([2.0, 2.0]))
+    # delta method: var(a)/ma^2 / n = 2 / 4 / 2 = 0.25 -> se = ratio * 0.5
+    assert ratio == 1.0 and se == pytest.approx(0.5)
 
 
 # --- claims.csv: the kind column, per-figure evaluation and the merge -----------------------------
