@@ -206,40 +206,6 @@ def test_below_on_another_figure(tmp_path):
         below(ctx, "fig", "p", "A", "D", higher_figure="other", higher_panel="q", paired=True)
 
 
-class _Paired:
-    """Per-replication curves of panel 'p' (experiment 'e', metric 'regret') at t = 10, 20."""
-
-    point = ResultsContext.point
-
-    def __init__(self, curves):
-        from banditrepro.engine import SimulationOutput
-
-        self.outs = {a: SimulationOutput(checkpoints=np.array([10, 20]), curves={"regret": np.asarray(c, float)})
-                     for a, c in curves.items()}
-
-    def panel(self, figure, panel):
-        return {"id": panel, "experiment": "e", "metric": "regret"}
-
-    def replications(self, experiment):
-        return self.outs
-
-    def curve(self, figure, panel, algorithm, metric=None):
-        c = self.outs[algorithm].curves["regret"]
-        return pd.DataFrame({"t": [10, 20], "mean": c.mean(0), "se": c.std(0, ddof=1) / np.sqrt(len(c)),
-                             "n": len(c)})
-
-
-def test_below_paired_uses_the_per_replication_differences():
-    # each curve is noisy (sd about 5 across replications) but B = A + 1 in every replication: the paired
-    # difference has s.e. 0, the unpaired one about sqrt(2) * 5 / sqrt(50) = 1 (1 is within 2 s.e.)
-    a = np.random.default_rng(3).integers(0, 18, (50, 2)).astype(float)  # integers: B - A is exactly 1
-    ctx = _Paired({"A": a, "B": a + 1.0})
-    assert below(ctx, "fig", "p", "A", "B").verdict == "inconclusive"
-    res = below(ctx, "fig", "p", "A", "B", at="every", paired=True)
-    assert res.verdict == "reproduced" and "difference 1 ± 0 paired" in res.measured
-    assert below(ctx, "fig", "p", "B", "A", paired=True).verdict == "not_reproduced"
-
-
 def test_paired_helpers_hand_computed():
     m, se = mean_se(np.array([1.0, 2.0, 3.0, 6.0]))  # sd = sqrt(14/3)
     assert m == 3.0 and se == pytest.approx(math.sqrt(14 / 3) / 2)

@@ -129,7 +129,8 @@ def test_comparable_and_spread_have_an_inconclusive_band():
 def test_below_at_every_t_paired_uses_paired_differences():
     base = _reps(TS / 10, noise=5.0)
     ctx = Ctx({"lo": base, "hi": base + 1.0})  # +1 at every T, tiny paired s.e. although each curve is noisy
-    assert below(ctx, "f", "a", "lo", ["hi"], at="every", paired=True).verdict == "reproduced"
+    res = below(ctx, "f", "a", "lo", ["hi"], at="every", paired=True)
+    assert res.verdict == "reproduced" and "; difference 1 ± " in res.measured and " paired; margin " in res.measured
     assert below(ctx, "f", "a", "hi", ["lo"], at="every", paired=True).verdict == "not_reproduced"
     # at T without pairing (C2a2, C4a1, ... as configured) the unpaired s.e.: +1 is within the noise there
     assert below(ctx, "f", "a", "lo", ["hi"]).verdict == "inconclusive"
