@@ -157,19 +157,6 @@ def relative_difference_below(ctx, figure, panel, a, b, max_relative, z=2.0):
                        verdict=compare_threshold(rel, se, max_relative, below=True, z=z))
 
 
-@claim_check("ucl_final_below")
-def final_below(ctx, figure, panel, lower, higher, z=2.0):
-    """lower(T) < higher(T) judged with the paired s.e. of the per-replication difference (finer
-    than the independent-sample s.e. when both see the same rewards)."""
-    _, cl = per_replication(ctx, figure, panel, lower)
-    _, ch = per_replication(ctx, figure, panel, higher)
-    diff, se = mean_se(ch[:, -1] - cl[:, -1])
-    lo, hi = ctx.point(figure, panel, lower), ctx.point(figure, panel, higher)
-    return ClaimResult(measured=f"{lower}: {fmt(lo.mean)}, {higher}: {fmt(hi.mean)} at T={lo.t}; "
-                                f"{higher} - {lower} = {fmt(diff)} ± {fmt(se)} (paired)",
-                       threshold=f"{lower} < {higher} by > {z} s.e.", verdict=compare_greater(diff, se, z))
-
-
 @claim_check("ucl_ratio_in_range")
 def ratio_in_range(ctx, figure, panel, numerator, denominator, low, high, z=2.0):
     """low <= numerator(T)/denominator(T) <= high, each end judged with the delta-method s.e."""
