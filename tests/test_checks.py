@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -21,7 +22,8 @@ from banditrepro.report.checks import (
     compare_below,
     compare_greater,
     compare_threshold,
-    final_less,
+    mean_se,
+    paired_ratio_se,
 )
 from banditrepro.report.claims import (
     CLAIM_COLUMNS,
@@ -193,15 +195,26 @@ def test_below_every_t_takes_the_worst_horizon_and_pair(tmp_path):
     assert below(ctx, "fig", "p", "A", ["B", "C"]).verdict == "reproduced"  # at T only
 
 
-def test_below_on_another_figure_and_final_less_compatibility(tmp_path):
+def test_below_on_another_figure(tmp_path):
     ctx = _ctx(tmp_path, CURVES)
     res = below(ctx, "fig", "p", "A", "D", higher_figure="other", higher_panel="q")
     assert res.verdict == "inconclusive"  # 0.5 against a band of 2 * 0.5
-    old = final_less(ctx, "fig", "p", "A", "D", higher_figure="other", higher_panel="q")
-    assert old.verdict == res.verdict
-    assert old.measured == "A: 2 ± 0.3, D: 2.5 ± 0.4 at T=20"
+    assert res.measured == "tightest pair A: 2 ± 0.3 vs D: 2.5 ± 0.4 (T=20; margin 1 s.e.)"
     with pytest.raises(ValueError, match="at must be"):
         below(ctx, "fig", "p", "A", "B", at="sometimes")
+    with pytest.raises(ValueError, match="same experiment"):
+        below(ctx, "fig", "p", "A", "D", higher_figure="other", higher_panel="q", paired=True)
+
+
+def test_paired_helpers_hand_computed():
+    m, se = mean_se(np.array([1.0, 2.0, 3.0, 6.0]))  # sd = sqrt(14/3)
+    assert m == 3.0 and se == pytest.approx(math.sqrt(14 / 3) / 2)
+    assert math.isnan(mean_se(np.array([1.0]))[1])
+    ratio, se = paired_ratio_se(np.array([2.0, 4.0, 6.0]), np.array([1.0, 2.0, 3.0]))
+    assert ratio == 2.0 and se == pytest.approx(0.0, abs=1e-12)  # a = 2 b in every replication
+    ratio, se = paired_ratio_se(np.array([1.0, 3.0]), np.array([2.0, 2.0]))
+    # delta method: var(a)/ma^2 / n = 2 / 4 / 2 = 0.25 -> se = ratio * 0.5
+    assert ratio == 1.0 and se == pytest.approx(0.5)
 
 
 # --- claims.csv: the kind column, per-figure evaluation and the merge -----------------------------

@@ -190,6 +190,20 @@ def stream_normal(st):
     return normal(st[0], st[1], st[2], i)
 
 
+# beta/gamma draws of a stream live on sub-streams 2 (sub + 2^30) and 2 (sub + 2^30) + 1 (see :func:`beta`),
+# never on the stream's own sub (its uniforms and normals would share counters with the gammas' draws)
+_STREAM_BETA_SUB_OFFSET = np.uint64(1) << np.uint64(30)
+
+
+@njit(cache=True)
+def stream_beta(st, a, b):
+    """Beta(a, b) at the stream's next index, on sub-streams apart from the stream's other draws
+    (streams' subs are below 2^30)."""
+    i = st[3]
+    st[3] = i + np.uint64(1)
+    return beta(a, b, st[0], st[1], st[2] + _STREAM_BETA_SUB_OFFSET, i)
+
+
 @njit(cache=True)
 def stream_integer(st, n):
     """Uniform integer in [0, n)."""

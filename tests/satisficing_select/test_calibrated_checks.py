@@ -16,6 +16,7 @@ from banditrepro.environments.continuous import make_environment
 from banditrepro.experiments.satisficing_select import checks
 from banditrepro.experiments.satisficing_select.builders import build_simulation, unit_noise_equivalent
 from banditrepro.experiments.spec import load_paper
+from banditrepro.report.checks import below
 from banditrepro.report.context import ResultsContext
 from banditrepro.seeding import replication_keys
 
@@ -125,13 +126,14 @@ def test_comparable_and_spread_have_an_inconclusive_band():
     assert checks.not_above_max(Ctx({"s": base + 5.0, "o": base}), "f", "a", "s", ["o"]).verdict == "not_reproduced"
 
 
-def test_less_than_all_at_every_t_uses_paired_differences():
+def test_below_at_every_t_paired_uses_paired_differences():
     base = _reps(TS / 10, noise=5.0)
     ctx = Ctx({"lo": base, "hi": base + 1.0})  # +1 at every T, tiny paired s.e. although each curve is noisy
-    assert checks.less_than_all(ctx, "f", "a", "lo", ["hi"], at="every").verdict == "reproduced"
-    assert checks.less_than_all(ctx, "f", "a", "hi", ["lo"], at="every").verdict == "not_reproduced"
-    # at T the shared final_less judges with the unpaired s.e.: +1 is within the noise there
-    assert checks.less_than_all(ctx, "f", "a", "lo", ["hi"]).verdict == "inconclusive"
+    res = below(ctx, "f", "a", "lo", ["hi"], at="every", paired=True)
+    assert res.verdict == "reproduced" and "; difference 1 ± " in res.measured and " paired; margin " in res.measured
+    assert below(ctx, "f", "a", "hi", ["lo"], at="every", paired=True).verdict == "not_reproduced"
+    # at T without pairing (C2a2, C4a1, ... as configured) the unpaired s.e.: +1 is within the noise there
+    assert below(ctx, "f", "a", "lo", ["hi"]).verdict == "inconclusive"
 
 
 def test_unit_noise_equivalent_scales_means_and_keeps_the_grid():

@@ -12,6 +12,7 @@ from banditrepro.engine import SimulationOutput
 from banditrepro.experiments.satisficing_select import checks
 from banditrepro.experiments.satisficing_select.builders import build_simulation
 from banditrepro.experiments.spec import load_paper
+from banditrepro.report.checks import below
 from banditrepro.report.context import ResultsContext
 
 REPO = Path(__file__).resolve().parents[2]
@@ -77,12 +78,12 @@ def test_growth_ratio_constant_and_growing():
         checks.growth_ratio(ctx, "f", "a", ["up"], 2500)
 
 
-def test_less_than_all_uses_two_standard_errors():
+def test_below_uses_two_standard_errors():
     ctx = FakeContext({"low": _reps(10, 50, sd=5), "high": _reps(10, 60, sd=5), "close": _reps(10, 50.3, sd=5)})
-    assert checks.less_than_all(ctx, "f", "a", "low", ["high"]).verdict == "reproduced"
-    assert checks.less_than_all(ctx, "f", "a", "high", ["low"]).verdict == "not_reproduced"
-    assert checks.less_than_all(ctx, "f", "a", "low", ["close"]).verdict == "inconclusive"
-    assert checks.less_than_all(ctx, "f", "a", ["low", "close"], ["high"]).verdict == "reproduced"
+    assert below(ctx, "f", "a", "low", ["high"]).verdict == "reproduced"
+    assert below(ctx, "f", "a", "high", ["low"]).verdict == "not_reproduced"
+    assert below(ctx, "f", "a", "low", ["close"]).verdict == "inconclusive"
+    assert below(ctx, "f", "a", ["low", "close"], ["high"]).verdict == "reproduced"
 
 
 def test_comparable_and_pairwise_and_spread():

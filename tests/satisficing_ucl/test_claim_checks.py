@@ -10,6 +10,7 @@ import pytest
 from banditrepro.engine import SimulationOutput
 from banditrepro.experiments.satisficing_ucl import checks
 from banditrepro.experiments.spec import load_paper
+from banditrepro.report.checks import below
 from banditrepro.report.context import ResultsContext
 
 TS = np.array([1, 250, 500, 750, 1000])
@@ -81,12 +82,12 @@ def test_relative_difference_and_direction_are_separate_claims():
     ctx = FakeContext({"p1": base, "p3": above})
     assert checks.relative_difference_below(ctx, "f", "p", "p3", "p1", 0.005).verdict == "reproduced"
     assert checks.relative_difference_below(ctx, "f", "p", "p3", "p1", 0.001).verdict == "not_reproduced"
-    assert checks.final_below(ctx, "f", "p", "p3", "p1").verdict == "not_reproduced"  # p3 is above
-    assert checks.final_below(ctx, "f", "p", "p1", "p3").verdict == "reproduced"
+    assert below(ctx, "f", "p", "p3", "p1", paired=True).verdict == "not_reproduced"  # p3 is above
+    assert below(ctx, "f", "p", "p1", "p3", paired=True).verdict == "reproduced"
     rng = np.random.default_rng(3)
     tied = base + rng.normal(0.0, 5.0, base.shape)  # no systematic difference
     ctx = FakeContext({"p1": base, "p3": tied - tied[:, -1:].mean() + base[:, -1:].mean()})
-    assert checks.final_below(ctx, "f", "p", "p3", "p1").verdict == "inconclusive"
+    assert below(ctx, "f", "p", "p3", "p1", paired=True).verdict == "inconclusive"
 
 
 def test_ratio_in_range_with_inconclusive_edges():

@@ -13,6 +13,8 @@ T_i = ceil(gamma_i^(-2)), both guarded against float error):
 The run stops when the horizon is reached, in whatever step; every pull counts.
 
 Oracles (``oracle`` code): ``ORACLE_TS`` Gaussian Thompson sampling on a finite instance;
+``ORACLE_BETA_TS`` Beta(1, 1) Thompson sampling on a finite instance with Bernoulli rewards
+(sensitivity run, spec §5.2);
 ``ORACLE_UNIFORM_UCB`` uniformly discretized UCB, the grid of round i given as row i-1 of a
 padded table of grid means (the grid depends on t_i); ``ORACLE_CONVEX_1D`` Agarwal et al.'s 1-D
 algorithm on a concave mean function.
@@ -41,8 +43,11 @@ from .lipschitz_ucb import guarded_ceil
 ORACLE_TS = 0
 ORACLE_UNIFORM_UCB = 1
 ORACLE_CONVEX_1D = 2
-ORACLES = {"thompson": ORACLE_TS, "uniform_ucb": ORACLE_UNIFORM_UCB, "convex_1d": ORACLE_CONVEX_1D}
-ORACLE_ALPHA = {"thompson": 0.5, "convex_1d": 0.5}  # uniform_ucb: (d+1)/(d+2)
+ORACLE_BETA_TS = 3
+ORACLES = {"thompson": ORACLE_TS, "uniform_ucb": ORACLE_UNIFORM_UCB, "convex_1d": ORACLE_CONVEX_1D,
+           "beta_thompson": ORACLE_BETA_TS}
+# uniform_ucb: (d+1)/(d+2); Beta TS's O(sqrt(K T log T)) regret gives alpha = 1/2 up to the log (spec §5.2)
+ORACLE_ALPHA = {"thompson": 0.5, "convex_1d": 0.5, "beta_thompson": 0.5}
 
 
 

@@ -1,9 +1,11 @@
 """Mean-reward functions on finite and continuous arm sets, with N(0, sigma^2) noise
-(satisficing_select spec §1, §3).
+(satisficing_select spec §1, §3), or Bernoulli rewards on a finite arm set (spec §5.2, sensitivity).
 
 An environment here is a mean function r(x) plus additive noise. Kernels only ever need
 r at the arm they pull: regret is pseudo-regret computed from the true mean (spec §1), and the
-observation is ``r(x) + sigma * eps_t``.
+observation is ``r(x) + sigma * eps_t`` (Gaussian rewards) or ``1{u_t <= r(x)}`` (Bernoulli rewards,
+:func:`.finite.bernoulli_draw`; ``u_t`` is the uniform at counter (t, sub=1, TAG_ENV), shared by all
+algorithms like ``eps_t``). :func:`observe` draws either.
 
 Noise. ``eps_t`` is the standard normal at counter (t, sub=0, TAG_ENV) of the replication's
 noise key: every algorithm of an experiment sees the same noise at step t (common random
@@ -30,10 +32,16 @@ import numpy as np
 from numba import njit
 
 from .. import rng
+from .finite import bernoulli_draw, check_probabilities
 
 FINITE = 0
 CONCAVE_QUADRATIC = 1
 CAPPED_GAUSSIAN_BUMP = 2
+
+# reward distributions around the mean r(x) (``reward_code``)
+GAUSSIAN_REWARDS = 0
+BERNOULLI_REWARDS = 1
+REWARD_CODES = {"gaussian": GAUSSIAN_REWARDS, "bernoulli": BERNOULLI_REWARDS}
 
 
 @njit(cache=True)
@@ -57,12 +65,22 @@ def noise(noise_key, t):
     return rng.normal(noise_key, rng.TAG_ENV, 0, t)
 
 
+@njit(cache=True)
+def observe(reward_code, mean, sigma, noise_key, t):
+    """Observed reward of step t (1-based) at an arm of true mean ``mean``: ``mean + sigma * eps_t``
+    or, for Bernoulli rewards, 1{u_t <= mean} (``sigma`` unused). Common random numbers by step."""
+    if reward_code == BERNOULLI_REWARDS:
+        return bernoulli_draw(rng.uniform(noise_key, rng.TAG_ENV, 1, t), mean)
+    return mean + sigma * noise(noise_key, t)
+
+
 @dataclass(frozen=True)
 class MeanFunctionEnvironment:
     """A bandit instance: mean function (code + params), arm-space dimension, optimum r*, noise sd.
 
     ``lipschitz`` is the sup-norm Lipschitz constant used to size uniform grids (spec §3);
-    ``n_arms`` is set for finite instances only.
+    ``n_arms`` is set for finite instances only; ``rewards`` names the reward distribution
+    (``REWARD_CODES``; Bernoulli instances have no noise sd: ``sigma`` is nan).
     """
 
     name: str
@@ -73,6 +91,11 @@ class MeanFunctionEnvironment:
     sigma: float = 1.0
     lipschitz: float = math.nan
     n_arms: int = 0
+    rewards: str = "gaussian"
+
+    @property
+    def reward_code(self) -> int:
+        return REWARD_CODES[self.rewards]
 
     def mean(self, points) -> np.ndarray:
         """r at each row of ``points`` (shape (n, dim)); for finite instances rows are (index,)."""
@@ -86,6 +109,15 @@ def finite_gaussian(means, sigma: float = 1.0) -> MeanFunctionEnvironment:
         raise ValueError("means must be a non-empty vector")
     return MeanFunctionEnvironment("finite", FINITE, means.copy(), dim=1, optimum=float(means.max()),
                                    sigma=sigma, n_arms=means.size)
+
+
+def finite_bernoulli(means) -> MeanFunctionEnvironment:
+    """Finite instance with Bernoulli rewards of success probabilities ``means`` (in [0, 1])."""
+    means = check_probabilities(means)
+    if means.ndim != 1 or means.size < 1:
+        raise ValueError("means must be a non-empty vector")
+    return MeanFunctionEnvironment("finite_bernoulli", FINITE, means.copy(), dim=1, optimum=float(means.max()),
+                                   sigma=math.nan, n_arms=means.size, rewards="bernoulli")
 
 
 def concave_quadratic(top: float = 1.0, curvature: float = 16.0, centre: float = 0.25,
@@ -117,9 +149,17 @@ def capped_gaussian_bump(cap: float = 1.0, amplitude: float = 3.0, rate: float =
 
 
 def make_environment(spec: dict) -> MeanFunctionEnvironment:
-    """Environment from a config mapping ``{kind: finite|concave_quadratic|capped_gaussian_bump, ...}``."""
+    """Environment from a config mapping ``{kind: finite|concave_quadratic|capped_gaussian_bump, ...}``;
+    ``rewards: bernoulli`` (finite only, no ``sigma``) gives Bernoulli instead of Gaussian rewards."""
     spec = dict(spec)
     kind = spec.pop("kind")
+    rewards = spec.pop("rewards", "gaussian")
+    if rewards not in REWARD_CODES:
+        raise ValueError(f"unknown rewards {rewards!r} (one of {sorted(REWARD_CODES)})")
+    if rewards == "bernoulli":
+        if kind != "finite" or "sigma" in spec:
+            raise ValueError("Bernoulli rewards need a finite instance (means in [0, 1]) and no 'sigma'")
+        return finite_bernoulli(spec["means"])
     if kind == "finite":
         return finite_gaussian(spec["means"], spec.get("sigma", 1.0))
     if kind == "concave_quadratic":

@@ -31,9 +31,16 @@ def _gaussian_step(env_params, env_state, noise_key, t, arm, pull_index, obs):
 
 
 @njit(cache=True)
+def bernoulli_draw(u, p):
+    """Bernoulli(p) reward from a uniform u in (0, 1]: 1 if u <= p. Coupled by u, a larger p never
+    gives a smaller reward (common random numbers across arms and algorithms)."""
+    return 1.0 if u <= p else 0.0
+
+
+@njit(cache=True)
 def _bernoulli_step(env_params, env_state, noise_key, t, arm, pull_index, obs):
     # rows: 0 success probability
-    obs[0] = 1.0 if rng.uniform(noise_key, rng.TAG_ARM, arm, pull_index) <= env_params[0, arm] else 0.0
+    obs[0] = bernoulli_draw(rng.uniform(noise_key, rng.TAG_ARM, arm, pull_index), env_params[0, arm])
 
 
 @njit(cache=True)
@@ -67,11 +74,16 @@ def gaussian_arms(means, sigmas) -> tuple[EnvironmentKernel, np.ndarray]:
     return GAUSSIAN, np.vstack([means, sigmas])
 
 
-def bernoulli_arms(probs) -> tuple[EnvironmentKernel, np.ndarray]:
+def check_probabilities(probs) -> np.ndarray:
+    """``probs`` as float64, or ValueError if any lies outside [0, 1]."""
     probs = np.asarray(probs, dtype=np.float64)
     if np.any((probs < 0) | (probs > 1)):
         raise ValueError("Bernoulli arm probabilities must lie in [0, 1]")
-    return BERNOULLI, probs[None, :].copy()
+    return probs
+
+
+def bernoulli_arms(probs) -> tuple[EnvironmentKernel, np.ndarray]:
+    return BERNOULLI, check_probabilities(probs)[None, :].copy()
 
 
 def beta_arms(alpha, beta) -> tuple[EnvironmentKernel, np.ndarray]:

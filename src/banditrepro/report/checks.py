@@ -127,9 +127,41 @@ def plateau(ctx, figure, panel, algorithm, t_from, max_increase, metric=None):
                        verdict=verdict_from(inc < max_increase))
 
 
+# --- per-replication statistics. All algorithms of an experiment see the same reward sequences (common
+# random numbers), so a difference or ratio of two of its curves gets its standard error from the paired
+# replications, not from the independent-sample formula.
+
+
+def per_replication(ctx, figure, panel, algorithm, metric=None) -> tuple[list[int], np.ndarray]:
+    """(checkpoints, (R, C) per-replication curve) of one algorithm of a panel (metric: the panel's)."""
+    p = ctx.panel(figure, panel)
+    out = ctx.replications(p["experiment"])[algorithm]
+    return [int(t) for t in out.checkpoints], np.asarray(out.curves[metric or p["metric"]], dtype=float)
+
+
+def mean_se(x: np.ndarray) -> tuple[float, float]:
+    """Mean of ``x`` and its standard error (nan for fewer than two values)."""
+    n = x.size
+    return float(x.mean()), (float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan)
+
+
+def paired_ratio_se(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """mean(a)/mean(b) and its delta-method standard error from paired replications."""
+    ma, mb, n = float(a.mean()), float(b.mean()), a.size
+    ratio = ma / mb if mb != 0 else math.inf
+    if n < 2 or mb == 0 or ma == 0:
+        return ratio, math.nan
+    cov = np.cov(a, b)
+    rel_var = (cov[0, 0] / ma**2 + cov[1, 1] / mb**2 - 2 * cov[0, 1] / (ma * mb)) / n
+    return ratio, abs(ratio) * math.sqrt(max(rel_var, 0.0))
+
+
 @dataclass(frozen=True)
 class Below:
-    """One comparison 'lower < higher' of two curves at step t, judged with standard errors."""
+    """One comparison 'lower < higher' of two curves at step t, judged with standard errors.
+
+    ``se_diff``: the standard error of b - a from paired replications; None: the curves are taken as
+    independent (sqrt(se_a^2 + se_b^2))."""
 
     lower: str
     higher: str
@@ -139,11 +171,12 @@ class Below:
     b: float
     se_b: float
     verdict: str
+    se_diff: float | None = None
 
     @property
     def margin(self) -> float:
         """(b - a) in standard errors of the difference (±inf without a usable standard error)."""
-        se = math.hypot(self.se_a, self.se_b)
+        se = math.hypot(self.se_a, self.se_b) if self.se_diff is None else self.se_diff
         if not math.isfinite(se) or se == 0.0:
             return math.copysign(math.inf, self.b - self.a)
         return (self.b - self.a) / se
@@ -161,12 +194,15 @@ def _as_list(x) -> list[str]:
 
 
 def below_comparisons(ctx, figure, panel, lower, higher, at="final", metric=None, higher_figure=None,
-                      higher_panel=None, z=2.0) -> list[Below]:
+                      higher_panel=None, z=2.0, paired=False) -> list[Below]:
     """Every pair (l, h) of ``lower`` x ``higher`` compared at T (at='final') or at every recorded t of
-    the first lower curve (at='every'); ``higher`` may be read on another figure/panel."""
+    the first lower curve (at='every'); ``higher`` may be read on another figure/panel. ``paired``: the
+    difference's standard error from the per-replication curves (both curves from the same experiment)."""
     if at not in ("final", "every"):
         raise ValueError(f"at must be 'final' or 'every', got {at!r}")
     hfig, hpanel = higher_figure or figure, higher_panel or panel
+    if paired and ctx.panel(hfig, hpanel)["experiment"] != ctx.panel(figure, panel)["experiment"]:
+        raise ValueError("a paired comparison needs both curves from the same experiment")
     lowers, highers = _as_list(lower), _as_list(higher)
     ts = [None] if at == "final" else ctx.curve(figure, panel, lowers[0], metric).t.tolist()
     out = []
@@ -175,22 +211,33 @@ def below_comparisons(ctx, figure, panel, lower, higher, at="final", metric=None
             pa = ctx.point(figure, panel, lo, t, metric)
             for hi in highers:
                 pb = ctx.point(hfig, hpanel, hi, t, metric)
-                out.append(Below(lo, hi, pa.t, pa.mean, pa.se, pb.mean, pb.se,
-                                 compare_below(pa.mean, pa.se, pb.mean, pb.se, z)))
+                if paired:
+                    steps, ca = per_replication(ctx, figure, panel, lo, metric)
+                    _, cb = per_replication(ctx, hfig, hpanel, hi, metric)
+                    j = steps.index(int(pa.t))
+                    diff, se_diff = mean_se(cb[:, j] - ca[:, j])
+                    out.append(Below(lo, hi, pa.t, pa.mean, pa.se, pb.mean, pb.se,
+                                     compare_greater(diff, se_diff, z), se_diff))
+                else:
+                    out.append(Below(lo, hi, pa.t, pa.mean, pa.se, pb.mean, pb.se,
+                                     compare_below(pa.mean, pa.se, pb.mean, pb.se, z)))
     return out
 
 
 @claim_check("below")
 def below(ctx, figure, panel, lower, higher, at="final", metric=None, higher_figure=None, higher_panel=None,
-          z=2.0):
+          z=2.0, paired=False):
     """Each of ``lower`` below each of ``higher`` at T (at='final') or at every recorded t (at='every'),
-    by more than ``z`` standard errors of the difference. The one 'A below B' check of the project."""
-    comps = below_comparisons(ctx, figure, panel, lower, higher, at, metric, higher_figure, higher_panel, z)
+    by more than ``z`` standard errors of the difference (``paired``: from the per-replication curves of
+    one experiment; otherwise the two curves' s.e. as independent). The one 'A below B' check of the project."""
+    comps = below_comparisons(ctx, figure, panel, lower, higher, at, metric, higher_figure, higher_panel, z, paired)
     worst = min(comps, key=lambda c: c.margin)
     pairs: dict[tuple[str, str], str] = {}
     for c in comps:  # each pair's worst verdict over the horizons
         pairs[(c.lower, c.higher)] = combine_verdicts([pairs.get((c.lower, c.higher), "reproduced"), c.verdict])
     where = f"T={worst.t}" if at == "final" else f"worst of {len(comps) // len(pairs)} horizons: T={worst.t}"
+    if paired:
+        where += f"; difference {fmt(worst.b - worst.a)} ± {fmt(worst.se_diff)} paired"
     per_pair = "; ".join(f"{lo}<{hi}: {v}" for (lo, hi), v in pairs.items()) if len(pairs) > 1 else ""
     return ClaimResult(
         measured=f"tightest pair {worst.lower}: {fmt(worst.a)} ± {fmt(worst.se_a)} vs {worst.higher}: "
@@ -199,14 +246,6 @@ def below(ctx, figure, panel, lower, higher, at="final", metric=None, higher_fig
         threshold=f"{', '.join(_as_list(lower))} < {', '.join(_as_list(higher))} by > {z} s.e."
                   + (" at every T" if at == "every" else ""),
         verdict=combine_verdicts(c.verdict for c in comps))
-
-
-@claim_check("final_less")
-def final_less(ctx, figure, panel, lower, higher, metric=None, higher_figure=None, higher_panel=None, z=2.0):
-    """Compatibility form of :func:`below` for one pair at T, with its original wording of the measurement."""
-    (c,) = below_comparisons(ctx, figure, panel, lower, higher, "final", metric, higher_figure, higher_panel, z)
-    return ClaimResult(measured=f"{lower}: {fmt(c.a)} ± {fmt(c.se_a)}, {higher}: {fmt(c.b)} ± {fmt(c.se_b)} at T={c.t}",
-                       threshold=f"{lower} < {higher} by > {z} s.e.", verdict=c.verdict)
 
 
 @claim_check("final_ratio_in_range")

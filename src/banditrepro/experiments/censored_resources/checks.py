@@ -133,18 +133,6 @@ def all_near_truth(ctx, experiment, algorithms, tolerance, z=2.0):
                        threshold=f"each within {tolerance} (by > {z} s.e.)", verdict=_combine(verdicts))
 
 
-@claim_check("lowest_final")
-def lowest_final(ctx, figure, panel, algorithm, others, z=2.0):
-    """algorithm(T) below every other algorithm's mean final value, each judged with standard errors."""
-    a, sa, _, _ = ctx.point(figure, panel, algorithm)
-    verdicts, parts = [], [f"{algorithm}: {fmt(a)} ± {fmt(sa)}"]
-    for o in others:
-        b, sb, _, _ = ctx.point(figure, panel, o)
-        verdicts.append(compare_greater(b - a, math.hypot(sa, sb), z))
-        parts.append(f"{o}: {fmt(b)} ± {fmt(sb)}")
-    return ClaimResult(measured=", ".join(parts), threshold=f"{algorithm} lowest by > {z} s.e.", verdict=_combine(verdicts))
-
-
 def relative_gap(a: np.ndarray, runner_up: np.ndarray) -> tuple[float, float]:
     """(runner-up - a)/runner-up of the mean final regrets, and its delta-method standard error from the
     per-repetition finals (paired by repetition: the algorithms share common random numbers)."""

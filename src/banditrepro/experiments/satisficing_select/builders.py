@@ -18,14 +18,16 @@ from ...registry import OMITTED, Param, complete, complete_entry, simulation_bui
 from .simulations import Convex1DSimulation, IndexPolicySimulation, SelectSimulation
 
 VARIANT_KEYS = ("skip_step1", "skip_step2", "skip_step3", "radius_coef", "reuse_step1", "gamma_scale", "warm_start")
-INDEX_POLICIES = ("thompson", "sat_ucb", "sat_ucb_plus", "uniform_ucb")
+INDEX_POLICIES = ("thompson", "sat_ucb", "sat_ucb_plus", "uniform_ucb", "beta_thompson")
 
 # Keys of each environment kind (environments/continuous.py); the environment's own defaults apply to the
 # ones left out, so none is filled in here.
 ENVIRONMENT_FIELDS = {
     "kind": Param(str, choices=("finite", "concave_quadratic", "capped_gaussian_bump")),
     "means": Param(list, default=OMITTED, items=Param(float), doc="finite: arm means"),
-    "sigma": Param(float, default=OMITTED, doc="reward noise sd"),
+    "sigma": Param(float, default=OMITTED, doc="reward noise sd (Gaussian rewards)"),
+    "rewards": Param(str, default=OMITTED, choices=("gaussian", "bernoulli"),
+                     doc="reward distribution around the mean (bernoulli: finite instances, no sigma; sensitivity run)"),
     "top": Param(float, default=OMITTED, doc="concave_quadratic"),
     "curvature": Param(float, default=OMITTED, doc="concave_quadratic"),
     "centre": Param((float, list), default=OMITTED, items=Param(float),
@@ -96,6 +98,8 @@ def build_simulation(params: dict, algo: dict):
     env = make_environment(params["environment"])
     level = float(params["level"])
     if params["radii_scaled_by_sigma"]:
+        if env.rewards != "gaussian":
+            raise ValueError("radii_scaled_by_sigma needs Gaussian rewards")
         sigma = float(env.sigma)
         env, level = unit_noise_equivalent(env, level)
         return RescaledSimulation(_simulation(env, level, algo), sigma)

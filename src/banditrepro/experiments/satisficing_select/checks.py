@@ -1,7 +1,7 @@
 """Claim checks of satisficing_select (spec §3 "How claims are checked", recalibrated for issue #10).
 
 * "<" needs a difference of more than ``z`` = 2 standard errors (within: inconclusive, beyond
-  against: not reproduced); at T it is the shared :func:`report.checks.final_less`.
+  against: not reproduced): the shared :func:`report.checks.below` (at every T with ``paired: true``).
 * "Constant" (the paper: "independent of the length of the time horizon") is judged on the last
   fifth of the horizon: per replication, the regret added between t_from = 0.8 T and T, against
   what pure logarithmic growth a ln t reaching the same R(T) would add there,
@@ -11,8 +11,9 @@
 * "Comparable" means within +-25 %, and a relative difference within 2 s.e. of 25 % is inconclusive.
 * A claim about what breaks constant regret (ablations, the gamma scale) is uninformative when
   SELECT itself is not flat: it is then not reproduced, and says so.
-Standard errors of differences and ratios come from the paired per-replication curves (every
-algorithm of an experiment sees the same noise), not from the independent-sample formula.
+Standard errors of ratios, of "<" at every T and of the late growth come from the paired per-replication
+curves (every algorithm of an experiment sees the same noise; :func:`report.checks.per_replication`), not
+from the independent-sample formula; "<" at T keeps the shared unpaired form.
 """
 
 from __future__ import annotations
@@ -29,37 +30,16 @@ from ...report.checks import (
     ClaimResult,
     compare_greater,
     compare_threshold,
-    final_less,
     fmt,
+    mean_se,
+    paired_ratio_se,
+    per_replication,
 )
 from ...report.checks import combine_verdicts as _combine
 
 
 def _as_list(x) -> list[str]:
     return [x] if isinstance(x, str) else list(x)
-
-
-def _per_replication(ctx, figure, panel, algorithm, metric=None):
-    """(checkpoints, (R, C) per-replication curve) of one algorithm of a panel."""
-    p = ctx.panel(figure, panel)
-    out = ctx.replications(p["experiment"])[algorithm]
-    return [int(t) for t in out.checkpoints], np.asarray(out.curves[metric or p["metric"]], dtype=float)
-
-
-def _mean_se(x: np.ndarray) -> tuple[float, float]:
-    n = x.size
-    return float(x.mean()), (float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan)
-
-
-def _ratio_se(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """mean(a)/mean(b) and its delta-method standard error from paired replications."""
-    ma, mb, n = float(a.mean()), float(b.mean()), a.size
-    ratio = ma / mb if mb != 0 else math.inf
-    if n < 2 or mb == 0 or ma == 0:
-        return ratio, math.nan
-    cov = np.cov(a, b)
-    rel_var = (cov[0, 0] / ma**2 + cov[1, 1] / mb**2 - 2 * cov[0, 1] / (ma * mb)) / n
-    return ratio, abs(ratio) * math.sqrt(max(rel_var, 0.0))
 
 
 def _initial_sweep(ctx, experiment, checkpoints, metric):
@@ -80,7 +60,7 @@ def late_growth(ctx, figure, panel, algorithm, t_from, metric=None, after_initia
     """Per replication: regret added over [t_from, T] minus the pure-log prediction R(T) ln(T/t_from)/ln T.
 
     Returns (excess mean, excess s.e., added mean, added s.e., predicted mean, T, note)."""
-    ts, curve = _per_replication(ctx, figure, panel, algorithm, metric)
+    ts, curve = per_replication(ctx, figure, panel, algorithm, metric)
     T = ts[-1]
     j = ts.index(t_from)
     end, start = curve[:, -1].copy(), curve[:, j].copy()
@@ -93,8 +73,8 @@ def late_growth(ctx, figure, panel, algorithm, t_from, metric=None, after_initia
     c = math.log(T / t_from) / math.log(T)
     added = end - start
     excess = added - c * end
-    em, es = _mean_se(excess)
-    am, ase = _mean_se(added)
+    em, es = mean_se(excess)
+    am, ase = mean_se(added)
     return em, es, am, ase, float(c * end.mean()), T, note
 
 
@@ -120,8 +100,8 @@ def growth_ratio(ctx, figure, panel, algorithms, t_from, max_ratio=None, min_rat
         raise ValueError("give exactly one of max_ratio and min_ratio")
     parts, verdicts = [], []
     for algo in _as_list(algorithms):
-        ts, curve = _per_replication(ctx, figure, panel, algo, metric)
-        ratio, se = _ratio_se(curve[:, -1], curve[:, ts.index(t_from)])
+        ts, curve = per_replication(ctx, figure, panel, algo, metric)
+        ratio, se = paired_ratio_se(curve[:, -1], curve[:, ts.index(t_from)])
         limit = max_ratio if max_ratio is not None else min_ratio
         verdicts.append(compare_threshold(ratio, se, limit, below=max_ratio is not None, z=z))
         parts.append(f"{algo}: R({ts[-1]})/R({t_from}) = {ratio:.4f} ± {se:.4f}")
@@ -149,51 +129,12 @@ def if_flat(ctx, figure, reference, inner):
                        verdict="not_reproduced" if ref.verdict == "not_reproduced" else "inconclusive")
 
 
-def _less_at(ctx, figure, panel, lo, h, t, metric, z):
-    """lo < h at step t by > z paired s.e.: (verdict, margin in s.e., a, b, se)."""
-    ts, ca = _per_replication(ctx, figure, panel, lo, metric)
-    _, cb = _per_replication(ctx, figure, panel, h, metric)
-    j = ts.index(t)
-    dm, dse = _mean_se(cb[:, j] - ca[:, j])
-    margin = dm / dse if dse > 0 else math.copysign(math.inf, dm)
-    return compare_greater(dm, dse, z), margin, float(ca[:, j].mean()), float(cb[:, j].mean()), dse
-
-
-@claim_check("select_less_than_all")
-def less_than_all(ctx, figure, panel, lower, higher, at="final", metric=None, z=2.0):
-    """Each of ``lower`` < each of ``higher`` at T (at='final': the shared final_less per pair) or at
-    every recorded T (at='every', paired s.e. per horizon), by more than z standard errors."""
-    lowers, highers = _as_list(lower), _as_list(higher)
-    pairs = list(itertools.product(lowers, highers))
-    if at == "final":
-        results = {p: final_less(ctx, figure, panel, p[0], p[1], metric=metric, z=z) for p in pairs}
-        verdict = _combine(r.verdict for r in results.values())
-        order = {"not_reproduced": 0, "inconclusive": 1, "reproduced": 2}
-        worst = min(results, key=lambda p: order[results[p].verdict])
-        per_pair = "; ".join(f"{p[0]}<{p[1]}: {r.verdict}" for p, r in results.items()) if len(pairs) > 1 else ""
-        return ClaimResult(measured=results[worst].measured + (f" [{per_pair}]" if per_pair else ""),
-                           threshold=f"{', '.join(lowers)} < {', '.join(highers)} by > {z} s.e.", verdict=verdict)
-    ts = ctx.curve(figure, panel, lowers[0], metric).t.tolist()
-    verdicts, worst = [], None
-    for t in ts:
-        for lo, h in pairs:
-            v, margin, a, b, se = _less_at(ctx, figure, panel, lo, h, int(t), metric, z)
-            verdicts.append(v)
-            if worst is None or margin < worst[0]:
-                worst = (margin, int(t), lo, a, h, b, se)
-    margin, t, lo, a, h, b, se = worst
-    return ClaimResult(measured=f"tightest pair {lo}: {fmt(a)} vs {h}: {fmt(b)} (worst of {len(ts)} horizons: T={t}; "
-                                f"difference {fmt(b - a)} ± {fmt(se)} paired, margin {fmt(margin)} s.e.)",
-                       threshold=f"{', '.join(lowers)} < {', '.join(highers)} by > {z} s.e. at every T",
-                       verdict=_combine(verdicts))
-
-
 def _relative_difference(ctx, figure, panel, a, b, t, metric):
     """|mean a - mean b| / |mean b| at step t with its paired delta-method s.e."""
-    ts, ca = _per_replication(ctx, figure, panel, a, metric)
-    _, cb = _per_replication(ctx, figure, panel, b, metric)
+    ts, ca = per_replication(ctx, figure, panel, a, metric)
+    _, cb = per_replication(ctx, figure, panel, b, metric)
     j = ts.index(t)
-    ratio, se = _ratio_se(ca[:, j], cb[:, j])
+    ratio, se = paired_ratio_se(ca[:, j], cb[:, j])
     return abs(ratio - 1.0), se, float(ca[:, j].mean()), float(cb[:, j].mean())
 
 
@@ -220,10 +161,10 @@ def pairwise_comparable(ctx, figure, panel, algorithms, tolerance=0.25, metric=N
     """max/min - 1 <= tolerance at T for every pair of ``algorithms``; within z s.e.: inconclusive."""
     finals, verdicts, worst = {}, [], None
     for x, y in itertools.combinations(algorithms, 2):
-        _, cx = _per_replication(ctx, figure, panel, x, metric)
-        _, cy = _per_replication(ctx, figure, panel, y, metric)
+        _, cx = per_replication(ctx, figure, panel, x, metric)
+        _, cy = per_replication(ctx, figure, panel, y, metric)
         hi, lo = (cx, cy) if cx[:, -1].mean() >= cy[:, -1].mean() else (cy, cx)
-        ratio, se = _ratio_se(hi[:, -1], lo[:, -1])
+        ratio, se = paired_ratio_se(hi[:, -1], lo[:, -1])
         finals[x], finals[y] = float(cx[:, -1].mean()), float(cy[:, -1].mean())
         verdicts.append(compare_threshold(ratio - 1.0, se, tolerance, below=True, z=z))
         if worst is None or ratio > worst[0]:
@@ -240,9 +181,9 @@ def not_above_max(ctx, figure, panel, algorithm, others, metric=None, z=2.0):
     a = ctx.point(figure, panel, algorithm, metric=metric)
     name = max(others, key=lambda o: ctx.point(figure, panel, o, metric=metric).mean)
     b = ctx.point(figure, panel, name, metric=metric)
-    _, ca = _per_replication(ctx, figure, panel, algorithm, metric)
-    _, cb = _per_replication(ctx, figure, panel, name, metric)
-    _, dse = _mean_se(cb[:, -1] - ca[:, -1])
+    _, ca = per_replication(ctx, figure, panel, algorithm, metric)
+    _, cb = per_replication(ctx, figure, panel, name, metric)
+    _, dse = mean_se(cb[:, -1] - ca[:, -1])
     return ClaimResult(measured=f"{algorithm}: {fmt(a.mean)} ± {fmt(a.se)}; largest baseline {name}: {fmt(b.mean)} ± "
                                 f"{fmt(b.se)} (T={a.t}; paired difference s.e. {fmt(dse)})",
                        threshold=f"{algorithm} <= max baseline (within {z} s.e.: inconclusive)",
@@ -256,11 +197,11 @@ def spread_at_every_t(ctx, figure, panels, algorithms, max_ratio=1.5, metric=Non
     verdicts, worst = [], None
     for panel in panels:
         ts = [int(t) for t in ctx.curve(figure, panel, algorithms[0], metric).t]
-        curves = {a: _per_replication(ctx, figure, panel, a, metric)[1] for a in algorithms}
+        curves = {a: per_replication(ctx, figure, panel, a, metric)[1] for a in algorithms}
         for j, t in enumerate(ts):
             means = {a: curves[a][:, j].mean() for a in algorithms}
             hi, lo = max(means, key=means.get), min(means, key=means.get)
-            ratio, se = _ratio_se(curves[hi][:, j], curves[lo][:, j])
+            ratio, se = paired_ratio_se(curves[hi][:, j], curves[lo][:, j])
             verdicts.append(compare_threshold(ratio, se, max_ratio, below=True, z=z))
             if worst is None or ratio > worst[0]:
                 worst = (ratio, se, panel, t, hi, means[hi], lo, means[lo])

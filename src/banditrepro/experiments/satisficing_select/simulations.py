@@ -16,7 +16,9 @@ Every loop records the cumulative satisficing regret sum max(S - r(X_t), 0), the
 sum r* - r(X_t) (pseudo-regret from true means, r* = continuous optimum) and the realised reward.
 The noise of step t is shared by all algorithms (common random numbers, see
 :mod:`banditrepro.environments.continuous`); the policy stream of run g (horizon index) of a
-replication is (policy key, TAG_POLICY, g).
+replication is (policy key, TAG_POLICY, g). On a finite instance with Bernoulli rewards (sensitivity
+run) the shared draw of step t is a uniform, and Thompson sampling, standalone or as SELECT's oracle,
+is the Beta(1, 1) kernel (``beta_thompson``).
 """
 
 from __future__ import annotations
@@ -33,17 +35,20 @@ from ...algorithms.convex_1d import STATE_SIZE as CONVEX_STATE_SIZE
 from ...algorithms.convex_1d import convex_choose, convex_reset, convex_set_horizon, convex_update
 from ...algorithms.lipschitz_ucb import cell_centres, cells_per_axis, ucb_choose, ucb_update
 from ...algorithms.satisficing_ucb import sat_ucb_choose, sat_ucb_update
-from ...algorithms.select import ORACLE_TS, ORACLE_UNIFORM_UCB
-from ...algorithms.thompson import gaussian_ts_choose, gaussian_ts_update
+from ...algorithms.select import ORACLE_BETA_TS, ORACLE_TS, ORACLE_UNIFORM_UCB
+from ...algorithms.thompson import beta_ts_choose, beta_ts_update, gaussian_ts_choose, gaussian_ts_update
 from ...engine import SimulationOutput
-from ...environments.continuous import MeanFunctionEnvironment, env_mean, noise
+from ...environments.continuous import MeanFunctionEnvironment, env_mean, noise, observe
 
 POLICY_TS = 0
 POLICY_UNIFORM_UCB = 1
 POLICY_SAT_UCB = 2
 POLICY_SAT_UCB_PLUS = 3
+POLICY_BETA_TS = 4
 INDEX_POLICIES = {"thompson": POLICY_TS, "uniform_ucb": POLICY_UNIFORM_UCB, "sat_ucb": POLICY_SAT_UCB,
-                  "sat_ucb_plus": POLICY_SAT_UCB_PLUS}
+                  "sat_ucb_plus": POLICY_SAT_UCB_PLUS, "beta_thompson": POLICY_BETA_TS}
+# Thompson sampling with Beta(1, 1) priors needs rewards in {0, 1}
+BERNOULLI_ONLY_POLICIES = ("beta_thompson",)
 BASE_CURVES = ("satisficing_regret", "regret", "reward")
 
 # SELECT: curves[r, metric, checkpoint]
@@ -56,8 +61,8 @@ PHASE_ORACLE, PHASE_FORCED, PHASE_TEST = 1, 2, 3
 
 @njit(cache=True)
 def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, level, r_star, sigma,
-                     noise_keys, policy_keys, checkpoints, curves):
-    """Finite-armed index policies.
+                     reward_code, noise_keys, policy_keys, checkpoints, curves):
+    """Finite-armed index policies (rewards drawn by :func:`observe` with ``reward_code``).
 
     ``arm_means`` (G, K_max) / ``arm_counts`` (G,): the arm set of run g. ``per_horizon`` False:
     G = 1, one run of length checkpoints[-1] read at every checkpoint. True: G = C, run g has
@@ -94,16 +99,20 @@ def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, l
             for t in range(1, horizon + 1):
                 if policy == POLICY_TS:
                     arm = gaussian_ts_choose(counts, sums, n_arms, stream)
+                elif policy == POLICY_BETA_TS:
+                    arm = beta_ts_choose(counts, sums, n_arms, stream)
                 elif policy == POLICY_UNIFORM_UCB:
                     arm = ucb_choose(t, index, n_arms)
                 else:
                     arm = sat_ucb_choose(t - 1, means, root_counts, n_arms, level, plus, stream)
                 mean = arm_means[g, arm]
-                y = mean + sigma * noise(noise_key, t)
+                y = observe(reward_code, mean, sigma, noise_key, t)
                 if policy == POLICY_UNIFORM_UCB:
                     ucb_update(counts, sums, index, arm, y, log_h)
                 elif policy == POLICY_TS:
                     gaussian_ts_update(counts, sums, arm, y)
+                elif policy == POLICY_BETA_TS:
+                    beta_ts_update(counts, sums, arm, y)
                 else:
                     sat_ucb_update(counts, sums, means, root_counts, arm, y)
                 sat += max(level - mean, 0.0)
@@ -149,11 +158,11 @@ def run_convex_1d(env_code, env_params, level, r_star, sigma, noise_keys, checkp
 
 
 @njit(cache=True)
-def _pull(mean, pos, noise_key, sigma, level, r_star, acc, checkpoints, curves, r, round_index):
+def _pull(mean, pos, noise_key, sigma, reward_code, level, r_star, acc, checkpoints, curves, r, round_index):
     """One step on an arm of true mean ``mean``: observation, regret bookkeeping, checkpoint."""
     t = pos[0] + 1
     pos[0] = t
-    y = mean + sigma * noise(noise_key, t)
+    y = observe(reward_code, mean, sigma, noise_key, t)
     acc[0] += max(level - mean, 0.0)
     acc[1] += r_star - mean
     acc[2] += y
@@ -169,7 +178,7 @@ def _pull(mean, pos, noise_key, sigma, level, r_star, acc, checkpoints, curves, 
 
 @njit(cache=True)
 def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_t, round_big_t,
-               level, r_star, sigma, radius_coef, skip_step1, skip_step2, skip_step3, reuse_step1,
+               level, r_star, sigma, reward_code, radius_coef, skip_step1, skip_step2, skip_step3, reuse_step1,
                warm_start, noise_keys, policy_keys, checkpoints, curves, finals, round_candidate_mean,
                round_checks_passed):
     """Run SELECT for each replication up to ``checkpoints[-1]`` steps.
@@ -224,7 +233,7 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                 n_arms = 0
                 log_h = math.log(t_i)
                 fresh = i == 1 or not warm_start
-                if oracle == ORACLE_TS:
+                if oracle in (ORACLE_TS, ORACLE_BETA_TS):
                     n_arms = env_params.shape[0]
                 elif oracle == ORACLE_UNIFORM_UCB:
                     n_arms = grid_sizes[i - 1]
@@ -242,6 +251,10 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                         arm = gaussian_ts_choose(counts, sums, n_arms, stream)
                         key = float(arm)
                         mean = env_params[arm]
+                    elif oracle == ORACLE_BETA_TS:
+                        arm = beta_ts_choose(counts, sums, n_arms, stream)
+                        key = float(arm)
+                        mean = env_params[arm]
                     elif oracle == ORACLE_UNIFORM_UCB:
                         arm = ucb_choose(s, index, n_arms)
                         key = float(arm)
@@ -250,9 +263,11 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                         point[0] = convex_choose(convex_state)
                         key = point[0]
                         mean = env_mean(env_code, env_params, point)
-                    y = _pull(mean, pos, noise_key, sigma, level, r_star, acc, checkpoints, curves, r, i)
+                    y = _pull(mean, pos, noise_key, sigma, reward_code, level, r_star, acc, checkpoints, curves, r, i)
                     if oracle == ORACLE_TS:
                         gaussian_ts_update(counts, sums, arm, y)
+                    elif oracle == ORACLE_BETA_TS:
+                        beta_ts_update(counts, sums, arm, y)
                     elif oracle == ORACLE_UNIFORM_UCB:
                         ucb_update(counts, sums, index, arm, y, log_h)
                     else:
@@ -281,7 +296,8 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                 phase = PHASE_FORCED
                 m = 0
                 while m < big_t and pos[0] < horizon:
-                    tot += _pull(cand_mean, pos, noise_key, sigma, level, r_star, acc, checkpoints, curves, r, i)
+                    tot += _pull(cand_mean, pos, noise_key, sigma, reward_code, level, r_star, acc, checkpoints, curves,
+                                 r, i)
                     n += 1
                     m += 1
                 if m < big_t:
@@ -301,7 +317,7 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                     passed += 1
                 if pos[0] >= horizon:
                     break
-                tot += _pull(cand_mean, pos, noise_key, sigma, level, r_star, acc, checkpoints, curves, r, i)
+                tot += _pull(cand_mean, pos, noise_key, sigma, reward_code, level, r_star, acc, checkpoints, curves, r, i)
                 n += 1
             if checked:
                 # ``passed`` counts checks with LCB >= S; each was followed by a pull unless T was hit
@@ -357,6 +373,8 @@ class IndexPolicySimulation:
     def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:
         checkpoints = _check_checkpoints(checkpoints)
         code = INDEX_POLICIES[self.policy]
+        if self.policy in BERNOULLI_ONLY_POLICIES and self.env.rewards != "bernoulli":
+            raise ValueError(f"{self.policy} needs Bernoulli rewards")
         if self.env.n_arms:  # finite instance: one arm set for every run
             if self.per_horizon:
                 n_runs = checkpoints.size
@@ -373,7 +391,7 @@ class IndexPolicySimulation:
         curves = np.zeros((len(noise_keys), len(BASE_CURVES), checkpoints.size))
         run_index_policy(code, np.ascontiguousarray(means), sizes, np.asarray(run_horizons, dtype=np.int64),
                          self.per_horizon, float(self.level), float(self.env.optimum), float(self.env.sigma),
-                         np.asarray(noise_keys, dtype=np.uint64), np.asarray(policy_keys, dtype=np.uint64),
+                         self.env.reward_code, np.asarray(noise_keys, dtype=np.uint64), np.asarray(policy_keys, dtype=np.uint64),
                          checkpoints, curves)
         return _output(checkpoints, curves, BASE_CURVES)
 
@@ -425,8 +443,10 @@ class SelectSimulation:
         checkpoints = _check_checkpoints(checkpoints)
         v = self.variant
         code = select_alg.ORACLES[self.oracle]
-        if code == select_alg.ORACLE_TS and not self.env.n_arms:
+        if code in (select_alg.ORACLE_TS, select_alg.ORACLE_BETA_TS) and not self.env.n_arms:
             raise ValueError("the Thompson-sampling oracle needs a finite instance")
+        if code == select_alg.ORACLE_BETA_TS and self.env.rewards != "bernoulli":
+            raise ValueError("the Beta Thompson-sampling oracle needs Bernoulli rewards")
         if code == select_alg.ORACLE_CONVEX_1D and (self.env.n_arms or self.env.dim != 1):
             raise ValueError("the convex oracle needs a continuous 1-D instance")
         if v.skip_step1 and self.env.n_arms:
@@ -445,7 +465,7 @@ class SelectSimulation:
         passed = np.zeros((n, self.diagnostic_rounds))
         run_select(code, self.env.code, self.env.params, self.env.dim, np.ascontiguousarray(grid_means),
                               grid_sizes, round_t, round_big_t, float(self.level), float(self.env.optimum),
-                              float(self.env.sigma), float(v.radius_coef), v.skip_step1, v.skip_step2,
+                              float(self.env.sigma), self.env.reward_code, float(v.radius_coef), v.skip_step1, v.skip_step2,
                               v.skip_step3, v.reuse_step1, v.warm_start, np.asarray(noise_keys, dtype=np.uint64),
                               np.asarray(policy_keys, dtype=np.uint64), checkpoints, curves, finals, cand, passed)
         out = {name: finals[:, j].copy() for j, name in enumerate(FINAL_NAMES)}

@@ -13,6 +13,9 @@ from ...report.checks import (
     compare_greater,
     compare_threshold,
     fmt,
+    mean_se,
+    paired_ratio_se,
+    per_replication,
     verdict_from,
 )
 from .bounds import thm7_pull_bounds
@@ -46,9 +49,9 @@ def plateau_or_single_lock_in(ctx, figure, panel, algorithm, experiment, max_inc
     j_start = int(np.searchsorted(cp, T - window))
     pulls_in_window = out.pulls[:, -1, lock_arm] - out.pulls[:, j_start, lock_arm]
     locked = pulls_in_window >= cp[-1] - cp[j_start]
-    inc, se = _mean_se(inc_per_run)
+    inc, se = mean_se(inc_per_run)
     verdict = compare_threshold(inc, se, max_increase, below=True)
-    inc_unlocked, se_unlocked = _mean_se(inc_per_run[~locked]) if (~locked).any() else (math.nan, math.nan)
+    inc_unlocked, se_unlocked = mean_se(inc_per_run[~locked]) if (~locked).any() else (math.nan, math.nan)
     if verdict != "reproduced" and int(locked.sum()) <= 1 and (~locked).any():
         verdict = compare_threshold(inc_unlocked, se_unlocked, max_increase, below=True)
     return ClaimResult(measured=f"R({T}) - R({cp[j_half]}) = {fmt(inc)} ± {fmt(se)}; runs locked on arm {lock_arm + 1}: "
@@ -76,10 +79,10 @@ def exceeds_by_fraction_of_horizon(ctx, figure, panel, better, baseline, fractio
 def approaches_baseline(ctx, figure, panel, candidate, reference, baseline, max_ratio, z=2.0):
     """(candidate - baseline) < max_ratio * (reference - baseline) at T (Fig 5(c): P7 approaches P1),
     the ratio's s.e. by the delta method from the paired replications."""
-    _, c = _per_replication(ctx, figure, panel, candidate)
-    _, r = _per_replication(ctx, figure, panel, reference)
-    _, b = _per_replication(ctx, figure, panel, baseline)
-    ratio, se = _ratio_se(c[:, -1] - b[:, -1], r[:, -1] - b[:, -1])
+    _, c = per_replication(ctx, figure, panel, candidate)
+    _, r = per_replication(ctx, figure, panel, reference)
+    _, b = per_replication(ctx, figure, panel, baseline)
+    ratio, se = paired_ratio_se(c[:, -1] - b[:, -1], r[:, -1] - b[:, -1])
     return ClaimResult(measured=f"({candidate} - {baseline}) / ({reference} - {baseline}) = {fmt(ratio)} ± {fmt(se)}",
                        threshold=f"< {max_ratio} by > {z} s.e.",
                        verdict=compare_threshold(ratio, se, max_ratio, below=True, z=z))
@@ -90,34 +93,11 @@ def approaches_baseline(ctx, figure, panel, candidate, reference, baseline, max_
 # its threshold is inconclusive (report.checks.compare_threshold / compare_greater).
 
 
-def _per_replication(ctx, figure, panel, algorithm, metric=None):
-    """(checkpoints, (R, C) per-replication curve) of one algorithm of a panel."""
-    p = ctx.panel(figure, panel)
-    out = ctx.replications(p["experiment"])[algorithm]
-    return [int(t) for t in out.checkpoints], np.asarray(out.curves[metric or p["metric"]], dtype=float)
-
-
-def _mean_se(x: np.ndarray) -> tuple[float, float]:
-    n = x.size
-    return float(x.mean()), (float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan)
-
-
-def _ratio_se(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """mean(a)/mean(b) and its delta-method standard error from paired replications."""
-    ma, mb, n = float(a.mean()), float(b.mean()), a.size
-    ratio = ma / mb if mb != 0 else math.inf
-    if n < 2 or mb == 0 or ma == 0:
-        return ratio, math.nan
-    cov = np.cov(a, b)
-    rel_var = (cov[0, 0] / ma**2 + cov[1, 1] / mb**2 - 2 * cov[0, 1] / (ma * mb)) / n
-    return ratio, abs(ratio) * math.sqrt(max(rel_var, 0.0))
-
-
 def _increment(ctx, figure, panel, algorithm, t_from, metric=None):
     """Per-replication rise of a curve between t_from and T: (mean, s.e., T)."""
-    ts, curve = _per_replication(ctx, figure, panel, algorithm, metric)
+    ts, curve = per_replication(ctx, figure, panel, algorithm, metric)
     j = int(np.searchsorted(ts, t_from))
-    m, se = _mean_se(curve[:, -1] - curve[:, j])
+    m, se = mean_se(curve[:, -1] - curve[:, j])
     return m, se, ts[-1], ts[j]
 
 
@@ -167,9 +147,9 @@ def plateau_with_se(ctx, figure, panel, algorithm, t_from, max_increase, z=2.0):
 @claim_check("ucl_relative_difference_below")
 def relative_difference_below(ctx, figure, panel, a, b, max_relative, z=2.0):
     """|a(T) - b(T)| / |b(T)| < max_relative, with the paired delta-method s.e. (no direction)."""
-    _, ca = _per_replication(ctx, figure, panel, a)
-    _, cb = _per_replication(ctx, figure, panel, b)
-    ratio, se = _ratio_se(ca[:, -1], cb[:, -1])
+    _, ca = per_replication(ctx, figure, panel, a)
+    _, cb = per_replication(ctx, figure, panel, b)
+    ratio, se = paired_ratio_se(ca[:, -1], cb[:, -1])
     rel = abs(ratio - 1.0)
     T = ctx.point(figure, panel, a).t
     return ClaimResult(measured=f"|{a} - {b}| / |{b}| at T={T} = {fmt(rel)} ± {fmt(se)}",
@@ -177,25 +157,12 @@ def relative_difference_below(ctx, figure, panel, a, b, max_relative, z=2.0):
                        verdict=compare_threshold(rel, se, max_relative, below=True, z=z))
 
 
-@claim_check("ucl_final_below")
-def final_below(ctx, figure, panel, lower, higher, z=2.0):
-    """lower(T) < higher(T) judged with the paired s.e. of the per-replication difference (finer
-    than the independent-sample s.e. when both see the same rewards)."""
-    _, cl = _per_replication(ctx, figure, panel, lower)
-    _, ch = _per_replication(ctx, figure, panel, higher)
-    diff, se = _mean_se(ch[:, -1] - cl[:, -1])
-    lo, hi = ctx.point(figure, panel, lower), ctx.point(figure, panel, higher)
-    return ClaimResult(measured=f"{lower}: {fmt(lo.mean)}, {higher}: {fmt(hi.mean)} at T={lo.t}; "
-                                f"{higher} - {lower} = {fmt(diff)} ± {fmt(se)} (paired)",
-                       threshold=f"{lower} < {higher} by > {z} s.e.", verdict=compare_greater(diff, se, z))
-
-
 @claim_check("ucl_ratio_in_range")
 def ratio_in_range(ctx, figure, panel, numerator, denominator, low, high, z=2.0):
     """low <= numerator(T)/denominator(T) <= high, each end judged with the delta-method s.e."""
-    _, cn = _per_replication(ctx, figure, panel, numerator)
-    _, cd = _per_replication(ctx, figure, panel, denominator)
-    ratio, se = _ratio_se(cn[:, -1], cd[:, -1])
+    _, cn = per_replication(ctx, figure, panel, numerator)
+    _, cd = per_replication(ctx, figure, panel, denominator)
+    ratio, se = paired_ratio_se(cn[:, -1], cd[:, -1])
     verdict = combine_verdicts([compare_threshold(ratio, se, low, below=False, z=z),
                                 compare_threshold(ratio, se, high, below=True, z=z)])
     return ClaimResult(measured=f"{numerator}/{denominator} at T={ctx.point(figure, panel, numerator).t} = "
