@@ -190,7 +190,7 @@ def stream_normal(st):
     return normal(st[0], st[1], st[2], i)
 
 
-# beta/gamma draws of a stream live on sub-streams 2 (sub + 2^30) and 2 (sub + 2^30) + 1 (see :func:`beta`),
+# beta/gamma draws of a stream use sub-stream sub + 2^30 (and the ones :func:`beta` derives from it),
 # never on the stream's own sub (its uniforms and normals would share counters with the gammas' draws)
 _STREAM_BETA_SUB_OFFSET = np.uint64(1) << np.uint64(30)
 

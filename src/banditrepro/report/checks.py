@@ -205,6 +205,9 @@ def below_comparisons(ctx, figure, panel, lower, higher, at="final", metric=None
         raise ValueError("a paired comparison needs both curves from the same experiment")
     lowers, highers = _as_list(lower), _as_list(higher)
     ts = [None] if at == "final" else ctx.curve(figure, panel, lowers[0], metric).t.tolist()
+    if paired:  # per-replication curves read once, not per (t, pair)
+        runs = {(figure, panel, a): per_replication(ctx, figure, panel, a, metric) for a in lowers}
+        runs.update({(hfig, hpanel, a): per_replication(ctx, hfig, hpanel, a, metric) for a in highers})
     out = []
     for t in ts:
         for lo in lowers:
@@ -212,8 +215,8 @@ def below_comparisons(ctx, figure, panel, lower, higher, at="final", metric=None
             for hi in highers:
                 pb = ctx.point(hfig, hpanel, hi, t, metric)
                 if paired:
-                    steps, ca = per_replication(ctx, figure, panel, lo, metric)
-                    _, cb = per_replication(ctx, hfig, hpanel, hi, metric)
+                    steps, ca = runs[(figure, panel, lo)]
+                    cb = runs[(hfig, hpanel, hi)][1]
                     j = steps.index(int(pa.t))
                     diff, se_diff = mean_se(cb[:, j] - ca[:, j])
                     out.append(Below(lo, hi, pa.t, pa.mean, pa.se, pb.mean, pb.se,
