@@ -161,3 +161,130 @@ def test_categorical_frequencies():
     picks = [rng.stream_categorical(s, p) for _ in range(20000)]
     counts = np.bincount(picks, minlength=3)
     assert stats.chisquare(counts, 20000 * p).pvalue > 1e-3
+
+
+# --- Beta for shapes >= 1 (Thompson sampling of Bernoulli posteriors): ziggurat + Marsaglia-Tsang ------
+
+
+def _phi(e):
+    """phi(e) = 1 - (1 + e)^3 + 3 ln(1 + e) + 9 e^2 / 2 = 3 sum_{k>=4} (-1)^(k+1) e^k / k; the series
+    where the closed form cancels (|e| < 0.05)."""
+    e = np.asarray(e, dtype=np.float64)
+    series = sum(3.0 * (-1.0) ** (k + 1) * e**k / k for k in range(4, 30))
+    closed = 1.0 - (1.0 + e) ** 3 + 3.0 * np.log1p(e) + 4.5 * e * e
+    return np.where(np.abs(e) < 0.05, series, closed)
+
+
+def test_ziggurat_tables_close_at_the_top_with_equal_layer_areas():
+    """r = 4.0388... makes the 1024 layers' recursion end with a top layer of the common area v."""
+    import math
+
+    x, f = rng.ZIG_X, rng.ZIG_F
+    r = x[1]
+    v = r * math.exp(-0.5 * r * r) + math.sqrt(math.pi / 2) * math.erfc(r / math.sqrt(2))
+    assert len(x) == 1025 and x[1024] == 0.0 and np.all(np.diff(x) < 0)
+    areas = x[1:1024] * (f[2:1025] - f[1:1024])  # layers 1..1023: width x[i], height f(x[i+1]) - f(x[i])
+    np.testing.assert_allclose(areas, v, rtol=1e-9)
+    assert x[0] * f[1] == pytest.approx(v, rel=1e-12)  # base strip: rectangle plus tail, as a pseudo-width
+
+
+def test_gamma_squeezes_lie_below_the_exact_acceptance_probability():
+    """exp(g(z)) with g = z^2/2 + d - d v + d ln v, v = (1 + c z)^3, is Marsaglia-Tsang's acceptance
+    probability; u < 1 - k z^4 may accept without logarithms only where 1 - k z^4 <= exp(g). Checked for
+    k = 0.0331 everywhere and k = min(0.016 / d, 0.0331) where c z >= -1/2, with g = d phi(c z)."""
+    for d in [2 / 3, 0.8, 1.0, 1.7, 3.0, 10.0, 60.0, 1e3, 1e5]:
+        c = 1.0 / np.sqrt(9.0 * d)
+        z = np.concatenate([np.linspace(-1.0 / c, 0.0, 20001)[1:], np.linspace(0.0, 40.0, 20001)])
+        e = c * z
+        accept = np.exp(d * _phi(e))
+        assert np.all(1.0 - rng.MT_SQUEEZE * z**4 <= accept + 1e-13)
+        tight = e >= -0.5
+        k = rng.squeeze_coefficient(d)
+        assert np.all(1.0 - k * z[tight] ** 4 <= accept[tight] + 1e-13)
+    # the constant behind 0.016: sup of -phi(e) / (81 e^4) over [-1/2, oo) is phi's value at -1/2
+    e = np.concatenate([np.linspace(-0.5, -1e-3, 5000), np.linspace(1e-3, 100.0, 5000)])
+    ratio = -_phi(e) / (81.0 * e**4)
+    assert ratio.max() == pytest.approx(0.015692, abs=1e-6) and ratio.max() < rng.SQUEEZE_KAPPA
+
+
+@njit
+def _normals_lane(key, n):
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = rng.normal_lane(key, rng.TAG_POLICY, 7, np.uint64(i) * np.uint64(rng.BETA_GE1_WORDS), i % 2)
+    return out
+
+
+def test_ziggurat_normal_matches_the_normal_law_in_body_and_tail():
+    z = _normals_lane(np.uint64(4242), 2_000_000)
+    assert stats.kstest(z[:200_000], "norm").pvalue > 1e-3
+    # fine bins over the layers' range test the wedges; beyond r = 4.04 the tail branch (5.4e-5 of draws)
+    edges = np.concatenate([[-np.inf], np.linspace(-4.5, 4.5, 181), [np.inf]])
+    counts, _ = np.histogram(z, edges)
+    expected = np.diff(stats.norm.cdf(edges)) * z.size
+    keep = expected > 20
+    assert stats.chisquare(counts[keep], expected[keep] * counts[keep].sum() / expected[keep].sum()).pvalue > 1e-3
+    tail = np.sum(np.abs(z) > rng.ZIG_X[1])
+    p_tail = 2 * stats.norm.sf(rng.ZIG_X[1])
+    assert abs(tail - z.size * p_tail) < 5 * np.sqrt(z.size * p_tail)
+    assert np.mean(z > 0) == pytest.approx(0.5, abs=5 * 0.5 / np.sqrt(z.size))
+
+
+@njit
+def _betas(a, b, key, n):
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = rng.beta_ab(a, b, key, rng.TAG_POLICY, 3, i)
+    return out
+
+
+@pytest.mark.parametrize("a,b", [(1.0, 1.0), (1.0, 5.0), (2.0, 7.0), (40.0, 3.0), (900.0, 60.0), (3000.0, 9000.0)])
+def test_beta_ab_follows_the_beta_law(a, b):
+    x = _betas(a, b, np.uint64(20261124), 40000)
+    assert stats.kstest(x, stats.beta(a, b).cdf).pvalue > 1e-3
+    assert x.mean() == pytest.approx(a / (a + b), abs=5 * stats.beta(a, b).std() / np.sqrt(x.size))
+
+
+@njit
+def _first_attempts_and_reference(da, ca, ka, db, cb, kb, key, first, n):
+    consts = np.empty((6, n))
+    for p in range(n):
+        consts[0, p], consts[1, p], consts[2, p] = da[p], ca[p], ka[p]
+        consts[3, p], consts[4, p], consts[5, p] = db[p], cb[p], kb[p]
+    out = np.empty(n)
+    rng.beta_ge1_first_attempts(consts, key, rng.TAG_POLICY, 9, first, out)
+    ref = np.empty(n)
+    for p in range(n):
+        ref[p] = rng.beta_ge1(da[p], ca[p], ka[p], db[p], cb[p], kb[p], key, rng.TAG_POLICY, 9, first + np.uint64(p))
+    return out, ref
+
+
+def _constants(shapes):
+    d = np.asarray(shapes, dtype=np.float64) - 1.0 / 3.0
+    return d, 1.0 / np.sqrt(9.0 * d), np.array([rng.squeeze_coefficient(x) for x in d])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 100000), st.integers(1, 100000)), min_size=1, max_size=300),
+       st.integers(0, 2**40), st.integers(0, 2**30))
+def test_first_attempts_give_beta_ge1_bit_for_bit_or_leave_the_draw_open(shapes, key, first):
+    """The vectorised first attempt settles most draws; those it settles are exactly beta_ge1's value
+    (and beta_ab's), the others are marked -1 for beta_ge1 to finish."""
+    a = [s[0] for s in shapes]
+    b = [s[1] for s in shapes]
+    da, ca, ka = _constants(a)
+    db, cb, kb = _constants(b)
+    out, ref = _first_attempts_and_reference(da, ca, ka, db, cb, kb, np.uint64(key), np.uint64(first), len(shapes))
+    settled = out >= 0.0
+    assert np.array_equal(out[settled], ref[settled])
+    assert np.all(out[~settled] == -1.0) and np.all((ref > 0.0) & (ref < 1.0))
+    assert rng.beta_ab(float(a[0]), float(b[0]), np.uint64(key), rng.TAG_POLICY, 9, np.uint64(first)) == ref[0]
+
+
+def test_first_attempts_settle_almost_every_draw():
+    n = 20000
+    shapes = np.random.default_rng(0).integers(1, 500, size=(n, 2))
+    da, ca, ka = _constants(shapes[:, 0])
+    db, cb, kb = _constants(shapes[:, 1])
+    out, _ = _first_attempts_and_reference(da, ca, ka, db, cb, kb, np.uint64(5), np.uint64(0), n)
+    assert 0.005 < np.mean(out < 0) < 0.03  # ziggurat wedges/tail of either normal, squeeze misses

@@ -98,17 +98,36 @@ def test_fast_kernel_matches_reference_on_random_settings(policy, variant, n_arm
     _run_both(policy, params, n_arms, taus, lam, 200, key=key)
 
 
-def test_beta_draw_from_attempt_one_equals_beta_draw_when_attempt_zero_is_rejected():
-    """The continuation used by ts_select_fast: a draw whose attempt 0 the polar step rejects
-    gives the same value from attempt 1 as from the start."""
-    key, tag, sub = np.uint64(99), np.uint64(3), np.uint64(1)
-    found = 0
-    for idx in range(400):
-        counter = np.uint64(idx * 32)
-        w0, w1, _, _ = rng.philox4x32(counter, np.uint64(0), sub, tag, key)
-        v1 = 2.0 * cb._open_unit(w0) - 1.0
-        v2 = 2.0 * cb._open_unit(w1) - 1.0
-        if v1 * v1 + v2 * v2 >= 1.0:
-            found += 1
-            assert cb._beta_draw_from(3.0, 5.0, key, tag, sub, idx, 1) == cb.beta_draw(3.0, 5.0, key, tag, sub, idx)
-    assert found > 50
+def test_ts_fast_finishes_the_draws_its_first_attempt_leaves_open():
+    """Over a long run some draws leave the vectorised first attempt (ziggurat wedges, squeeze misses):
+    ts_select_fast finishes them with rng.beta_ge1, and every score equals ts_select's."""
+    taus = ce.resource_grid(1.0, 8)
+    lam = ce.penalty_values(taus, "piecewise")
+    n_arms, m = 5, taus.size
+    state = np.zeros((cb.TS_FAST_STATE_ROWS, n_arms, m))
+    stream = rng.new_stream(31)
+    params = cb.ts_params(scale=10.0)
+    arms = ce.gaussian_arms(np.linspace(0.4, 0.6, n_arms), 0.4, 0.3, 0.2)
+    pulls = np.zeros(n_arms, dtype=np.int64)
+    scores = np.empty(n_arms * m)
+    opened = 0
+    for t in range(1, 600):
+        if t > n_arms * m:  # the first attempts alone, on the current state and counters
+            first = np.empty(n_arms * m)
+            sub = stream[2] * np.uint64(2) + np.uint64(1)
+            rng.beta_ge1_first_attempts(state[2:8].reshape(6, n_arms * m), stream[0], stream[1], sub,
+                                        stream[3] * np.uint64(n_arms * m), first)
+            opened += int(np.sum(first < 0))
+        ref_state = state[:4].copy()
+        ref_scores = np.empty(n_arms * m)
+        ref_stream = stream.copy()
+        p_ref = cb.ts_select(t, ref_state, taus, lam, params, ref_scores, ref_stream)
+        p = cb.ts_select_fast(t, state, taus, lam, params, scores, stream)
+        assert p == p_ref and np.array_equal(stream, ref_stream)
+        if t > n_arms * m:
+            assert np.array_equal(scores, ref_scores)
+        i, j = divmod(p, m)
+        reward, consumption = ce.draw(arms.code, arms.params, arms.table, np.uint64(31), i, pulls[i])
+        pulls[i] += 1
+        cb.ts_update_fast(t, state, taus, lam, params, i, j, reward, consumption, KAPPA, stream)
+    assert opened > 20  # the continuation was exercised

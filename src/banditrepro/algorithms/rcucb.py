@@ -67,7 +67,7 @@ def rcucb_select(t, state, taus, lam, params, scores, stream):
     return rng.stream_argmax_random_ties(stream, scores)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rcucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream):
     m = state.shape[2]
     observable = params[2] != 0.0
@@ -89,20 +89,21 @@ def rcucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption
 # Profiling (docs/papers/censored_resources.md, "Cost") showed select spending its time on the
 # divisions and square roots of n*m indices per round, although only the played arm's pairs change.
 # The fast kernels keep, per pair, the parts of the index that change only when the arm is pulled:
-# row 4 ``G/N - lambda S/N0`` (``G/N - lambda S/N`` observable) and row 5 ``1/sqrt(N)``. Each round
+# row 4 ``G/N - lambda S/N0`` (``G/N - lambda S/N`` observable), row 5 ``1/sqrt(N)`` and, per arm,
+# row 6 column 0 ``1/sqrt(N0)``. Each round
 # ``select`` bounds every index by multiply-adds and evaluates the printed expression, with the
 # same floating-point operations as :func:`rcucb_select`, only for pairs whose bound reaches the
 # running maximum of the scan. A pair below the running maximum can neither become the maximum nor
 # tie with it, so the choice and the tie-breaking draws are exactly those of :func:`rcucb_select`
 # (tests/censored_resources/test_fast_kernels.py checks choices, scores and stream positions).
 
-FAST_STATE_ROWS = 6
-_BASE, _INVSQ = 4, 5
+FAST_STATE_ROWS = 7
+_BASE, _INVSQ, _INVSQ0 = 4, 5, 6
 # The bound's relative slack: sqrt(e / n) and sqrt(e) * (1 / sqrt(n)) differ by a few ulps (< 1e-15).
 _SLACK = 1e-12
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def rcucb_refresh_arm(state, lam, params, arm):
     """Recompute the cached rows 4-5 of ``arm`` from rows 0-3 (after an update of that arm)."""
     m = state.shape[2]
@@ -117,15 +118,16 @@ def rcucb_refresh_arm(state, lam, params, arm):
             penalty = lam[j] * state[_S, arm, j] / n0
         state[_BASE, arm, j] = gain - penalty
         state[_INVSQ, arm, j] = 1.0 / math.sqrt(n_ij)
+    state[_INVSQ0, arm, 0] = 1.0 / math.sqrt(n0)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def rcucb_update_fast(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream):
     rcucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream)
     rcucb_refresh_arm(state, lam, params, arm)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def rcucb_select_fast(t, state, taus, lam, params, scores, stream):
     """:func:`rcucb_select` on a state kept by :func:`rcucb_update_fast` (same choice, same draws)."""
     n_arms = state.shape[1]
@@ -141,17 +143,15 @@ def rcucb_select_fast(t, state, taus, lam, params, scores, stream):
     count = 0
     choice = 0
     for i in range(n_arms):
-        n0 = state[_N0, i, 0]
-        arm_conf = 0.0
-        if not observable:
-            arm_conf = math.sqrt(explore / n0)  # one per arm, exactly the per-pair value of rcucb_select
+        arm_bound = radius * state[_INVSQ0, i, 0]
+        arm_conf = -1.0  # sqrt(explore / N0), computed once the arm has a pair that can reach the maximum
         for j in range(m):
             base = state[_BASE, i, j]
             conf_bound = radius * state[_INVSQ, i, j]
             if observable:
                 pen_bound = conf_bound
             else:
-                pen_bound = arm_conf
+                pen_bound = arm_bound
             if not unit_bonus:
                 pen_bound *= lam[j]
             bound = base + conf_bound + pen_bound
@@ -162,6 +162,8 @@ def rcucb_select_fast(t, state, taus, lam, params, scores, stream):
             if observable:
                 pen_conf = math.sqrt(explore / n_ij)
             else:
+                if arm_conf < 0.0:
+                    arm_conf = math.sqrt(explore / state[_N0, i, 0])  # exactly the per-pair value of rcucb_select
                 pen_conf = arm_conf
             if not unit_bonus:
                 pen_conf *= lam[j]
