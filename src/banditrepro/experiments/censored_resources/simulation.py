@@ -29,9 +29,9 @@ POLICY_UCB = 1
 POLICY_TS = 2
 POLICY_CODES = {"rcucb": POLICY_RCUCB, "ucb": POLICY_UCB, "ts": POLICY_TS}
 
-# The loops below are compiled per process, not cached: numba's cache is keyed on this file's
-# timestamp only, so a cached loop would keep stale copies of edited kernels from other modules
-# (rcucb.py, censored_baselines.py, censored.py). The leaf kernels themselves are cached.
+# The loops below inline the kernels of rcucb.py, censored_baselines.py and censored.py; they can be
+# cached because the package caches by the hash of all its sources (banditrepro.numba_cache), so an
+# edit of any of those modules never leaves a stale loop behind.
 
 METRICS = ("regret", "censored", "reward", "gain", "optimal")
 
@@ -42,7 +42,7 @@ METRICS = ("regret", "censored", "reward", "gain", "optimal")
 STATE_ROWS = max(rcucb.FAST_STATE_ROWS, cb.UCB_FAST_STATE_ROWS, cb.TS_FAST_STATE_ROWS)
 
 
-@njit
+@njit(cache=True)
 def _select(code, t, state, taus, lam, params, scores, stream):
     if code == POLICY_RCUCB:
         return rcucb.rcucb_select_fast(t, state, taus, lam, params, scores, stream)
@@ -51,7 +51,7 @@ def _select(code, t, state, taus, lam, params, scores, stream):
     return cb.ts_select_fast(t, state, taus, lam, params, scores, stream)
 
 
-@njit
+@njit(cache=True)
 def _update(code, t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream):
     if code == POLICY_RCUCB:
         rcucb.rcucb_update_fast(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
@@ -61,7 +61,7 @@ def _update(code, t, state, taus, lam, params, arm, j, reward, consumption, cost
         cb.ts_update_fast(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
 
 
-@njit
+@njit(cache=True)
 def simulate(policy_code, policy_params, env_code, env_params, env_table, taus, lam, cost_slope, gaps,
              optimal_pair, noise_keys, policy_keys, checkpoints, curves):
     """curves: (R, 5, C) filled with the cumulative METRICS at the checkpoints."""
@@ -153,7 +153,7 @@ class CensoredSimulation:
 # --- z-RCUCB (Sec. 4; no figure of the paper uses it) ----------------------------------------
 
 
-@njit
+@njit(cache=True)
 def simulate_zrcucb(env_code, env_params, env_table, tau_max, lam_params, cost_slope, alpha, delta, refine_m,
                     horizon, capacity, noise_key, policy_key):
     """One run of z-RCUCB (Algorithm 1) for ``horizon`` rounds.

@@ -1,0 +1,57 @@
+"""Where numba caches this package's compiled code: one directory per state of the package's sources.
+
+numba checks a cached function against its own file only (its modification time and size). A
+compiled loop that inlines kernels from other modules -- censored_resources' simulation loop
+inlines the policies of algorithms/ and the environments' draws -- would keep running the old
+kernels after one of those modules changed (numba issue #6845). So every cached function of the
+package writes to ``<base>/banditrepro-<hash of all package sources>``: an edited source starts
+a fresh cache, and a cache is only read by the code that wrote it. Fresh clones, CI and cluster
+jobs are unaffected except that they may reuse a cache written by identical sources.
+
+``<base>`` is ``$NUMBA_CACHE_DIR`` when set (CI and the tests point it at ``.numba_cache/``), else
+``$XDG_CACHE_HOME/banditrepro/numba`` (``~/.cache/banditrepro/numba``). Old directories are never
+read again and can be deleted at any time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_PREFIX = "banditrepro-"
+
+
+def source_hash() -> str:
+    """sha256 over every .py file of the package (relative path and bytes), in sorted order."""
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
+        digest.update(path.relative_to(_PACKAGE_DIR).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def cache_dir(environ=os.environ) -> Path:
+    base = environ.get("NUMBA_CACHE_DIR")
+    if base and Path(base).name.startswith(_PREFIX):
+        base = str(Path(base).parent)  # set by this module in a parent process: same base
+    if not base:
+        base = Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "banditrepro" / "numba"
+    return Path(base) / f"{_PREFIX}{source_hash()[:16]}"
+
+
+def configure() -> Path:
+    """Point numba's cache at :func:`cache_dir`; called by the package's ``__init__`` before any kernel
+    is compiled. numba reads NUMBA_CACHE_DIR when it is imported, so the variable is set for a numba
+    still to come (and for child processes, which resolve the same directory) and numba's config
+    for one already imported."""
+    path = cache_dir()
+    os.environ["NUMBA_CACHE_DIR"] = str(path)
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        numba.config.CACHE_DIR = str(path)
+    return path
