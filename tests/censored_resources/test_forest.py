@@ -197,3 +197,66 @@ def test_a_missing_table_or_another_grid_is_named_before_the_dag(repo_root, tmp_
     prov["grid"]["runs"] += 1  # a table of another grid
     forest.sidecar_path(shipped).write_text(json.dumps(prov))
     assert "is not the smoke-scale grid" in forest.shipped_table_problem("smoke", tmp_path)
+
+
+# --- the record of a recompute on another machine, shown beside the active table ----------------------
+
+
+def _claims_csv(path, rows):
+    pd.DataFrame(rows, columns=["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]).to_csv(
+        path, index=False)
+    return path
+
+
+def test_record_of_a_recompute_keeps_its_quartiles_and_verdicts(merged, tmp_path):
+    recomputed = tmp_path / "surrogate_table.csv"
+    meta = forest.export_table(merged, recomputed, "test", source_label="recompute")
+    claims = _claims_csv(tmp_path / "fig5.csv", [("T5_ts", "fig5", "s", "0.25 ± 0.01", "<= 0.3", "reproduced", "headline")])
+    rec = forest.record_recompute(recomputed, claims, tmp_path / "rec.json", "cmd", wall_seconds=61.5)
+    on_disk = json.loads((tmp_path / "rec.json").read_text())
+    assert on_disk == json.loads(json.dumps(rec))
+    assert rec["sha256"] == meta["sha256"] and rec["wall_seconds"] == 61.5
+    assert rec["train_seconds_quartiles"] == meta["train_seconds_quartiles"]
+    assert rec["total_training_seconds"] == pytest.approx(meta["total_training_seconds"])
+    assert rec["claims"] == [{"claim_id": "T5_ts", "kind": "headline", "verdict": "reproduced", "measured": "0.25 ± 0.01"}]
+    shipped = tmp_path / "shipped.csv"
+    forest.export_table(merged, shipped, "test")
+    installed = tmp_path / "active" / "surrogate_table.csv"
+    forest.install_table(shipped, installed, "cached")
+    with pytest.raises(ValueError, match="shipped table, not a recompute"):
+        forest.record_recompute(installed, claims, tmp_path / "other.json", "cmd")
+
+
+def test_ames_table_sources_sets_the_active_table_beside_the_recorded_recompute(merged, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from banditrepro.experiments.censored_resources import instances, tables
+    from banditrepro.report import claims as report_claims
+
+    recomputed = tmp_path / "recomputed.csv"
+    forest.export_table(merged, recomputed, "test", source_label="recompute")
+    recorded = _claims_csv(tmp_path / "fig5.csv", [("T5_ts", "fig5", "s", "0.25", "t", "reproduced", "headline")])
+    forest.record_recompute(recomputed, recorded, tmp_path / "rec.json", "cmd", wall_seconds=100.0)
+    shipped = tmp_path / "shipped.csv"
+    forest.export_table(merged, shipped, "test")
+    active = tmp_path / "active.csv"
+    prov = forest.install_table(shipped, active, "cached")
+    monkeypatch.setattr(instances, "ames_table", lambda exp: (pd.read_csv(active), prov))
+    now = pd.DataFrame([("T5_ts", "fig5", "s", "0.31", "t", "not_reproduced", "headline"),
+                        ("T5_new", "fig5", "s", "1", "t", "reproduced", "variant")],
+                       columns=["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"])
+    monkeypatch.setattr(report_claims, "evaluate_claims", lambda ctx, figure: now)
+    ctx = SimpleNamespace(spec=SimpleNamespace(experiments={"ames": SimpleNamespace(repo_root=tmp_path)}))
+
+    df = tables.ames_table_sources(ctx, "ames", "fig5", "rec.json").set_index("quantity")
+    assert df.loc["training times", "this build"].startswith("shipped table")
+    assert df.loc["training times", "recorded recompute"].startswith("recomputed on ")
+    assert df.loc["wall time of the recompute build (s)", "recorded recompute"] == "100"
+    assert df.loc["T5_ts (headline)", "this build"] == "not_reproduced: 0.31"
+    assert df.loc["T5_ts (headline)", "recorded recompute"] == "reproduced: 0.25"
+    assert df.loc["T5_new (variant)", "recorded recompute"] == "not recorded"
+    q = np.percentile(pd.read_csv(active)["train_seconds"], [25, 50, 75])
+    assert df.loc["arm-run time Q1 / median / Q3 (s)", "this build"] == " / ".join(f"{v:.3f}" for v in q)
+
+    missing = tables.ames_table_sources(ctx, "ames", "fig5", "absent.json").set_index("quantity")
+    assert missing.loc["T5_ts (headline)", "recorded recompute"].startswith("no recompute recorded")

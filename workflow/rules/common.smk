@@ -186,10 +186,12 @@ def claim_figure_inputs(wildcards):
 
 
 def table_inputs(wildcards):
-    """The summaries and shards one table reads: its declared figures and what its args name."""
-    return _result_inputs(
-        wildcards.paper, *table_dependencies(paper_spec(wildcards.paper), wildcards.table), results_prefix(wildcards)
-    )
+    """The summaries and shards one table reads (its declared figures and what its args name) and its
+    declared repository ``files``."""
+    spec = paper_spec(wildcards.paper)
+    inputs = _result_inputs(wildcards.paper, *table_dependencies(spec, wildcards.table), results_prefix(wildcards))
+    inputs["files"] = list(spec.tables[wildcards.table].get("files", []))
+    return inputs
 
 
 def claim_figure_files(paper):

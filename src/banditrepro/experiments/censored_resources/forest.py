@@ -63,6 +63,9 @@ SHIPPED_COLUMNS = ["run", "num_trees", "mtry", "min_node_size", "sample_fraction
 SHIPPED_TABLE = "data/ames_forest/surrogate_table.csv"
 # The table the `ames` experiment replays, whatever its source (its `requires:` path).
 ACTIVE_TABLE = "results/censored_resources/forest/surrogate_table.csv"
+# What one recompute of the paper-scale table on another machine gave (training-time quartiles, Fig. 5's
+# verdicts), committed beside the shipped table so that every report can show both (`record` below).
+RECOMPUTE_RECORD = "data/ames_forest/recompute_check.json"
 GRID_KEYS = ("num_trees", "mtry", "min_node_size", "sample_fraction")  # with "runs": a table's grid
 PROGRESS_SECONDS = 5.0  # a chunk log line at least this often (one increment of 100 trees takes about 1 s)
 
@@ -329,6 +332,42 @@ def install_table(table: Path | str, out: Path | str, source: str) -> dict:
     return prov
 
 
+def training_time_summary(df: pd.DataFrame) -> dict:
+    """Total single-thread training time of the table's forests and the quartiles of its arm-run times."""
+    keys = ["run", "mtry", "min_node_size", "sample_fraction"]
+    return {"total_training_seconds": float(df.groupby(keys)["train_seconds"].max().sum()),
+            "train_seconds_quartiles": time_quartiles(df)}
+
+
+def record_recompute(table: Path | str, claims: Path | str, out: Path | str, command: str,
+                     wall_seconds: float | None = None) -> dict:
+    """Write the record of a recomputed table: whose times, their quartiles and the figure's claims.
+
+    ``table`` is the recomputed table the Ames experiment replayed (sha256-checked, labelled as a
+    recompute), ``claims`` the per-figure claims file of that build (results/censored_resources/claims/fig5.csv).
+    """
+    df, prov = read_verified(table)
+    if prov.get("source") == "cached":
+        raise ValueError(f"{table} is the shipped table, not a recompute: build with --config ames_forest=recompute")
+    rows = pd.read_csv(claims, dtype=str, keep_default_na=False)
+    made = prov.get("made_by", {})
+    record = {
+        "what": "one recompute of the AmesHousing forest table (ames_forest: recompute) and the verdicts of "
+                "Fig. 5's claims on it; the report's table ames_table_sources shows it beside the active table",
+        "measured_on": prov.get("measured_on", {}),
+        "date": prov.get("date", "unknown"),
+        "sha256": prov.get("sha256"),
+        "git_commit": made.get("git_commit", "unknown"),
+        "forest_command": made.get("forest_command", "unknown"),
+        "record_command": command,
+        "wall_seconds": wall_seconds,
+        **training_time_summary(df),
+        "claims": rows[["claim_id", "kind", "verdict", "measured"]].to_dict("records"),
+    }
+    Path(out).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    return record
+
+
 def describe_source(prov: dict) -> str:
     """One line: where the training times of a table come from."""
     m = prov.get("measured_on", {})
@@ -361,6 +400,12 @@ def main(argv=None) -> int:
     e.add_argument("--out", required=True)
     e.add_argument("--source", choices=["recompute"], help="label the table as recomputed on this machine")
     e.add_argument("--merge-record", help="JSON file saying how the merged table was made (default: its sidecar)")
+    r = sub.add_parser("record", help="record a recomputed table's training times and Fig. 5's verdicts "
+                                      f"(default: the active table and its claims -> {RECOMPUTE_RECORD})")
+    r.add_argument("--table", default=ACTIVE_TABLE)
+    r.add_argument("--claims", default="results/censored_resources/claims/fig5.csv")
+    r.add_argument("--wall-seconds", type=float, help="wall time of the recompute build, to quote with it")
+    r.add_argument("--out", default=RECOMPUTE_RECORD)
     i = sub.add_parser("install", help="check a table's sha256 and copy it to the experiment's path")
     i.add_argument("--table", required=True)
     i.add_argument("--out", required=True)
@@ -394,6 +439,10 @@ def main(argv=None) -> int:
         record = json.loads(Path(args.merge_record).read_text()) if args.merge_record else None
         prov = export_table(args.table, args.out, command, record, source_label=args.source)
         print(f"{args.out}: {prov['rows']} rows, sha256 {prov['sha256']}", file=sys.stderr)
+    elif args.cmd == "record":
+        rec = record_recompute(args.table, args.claims, args.out, command, args.wall_seconds)
+        print(f"{args.out}: recompute of {rec['date']} on {rec['measured_on'].get('cpu_model', '?')}, "
+              f"{len(rec['claims'])} claims", file=sys.stderr)
     else:
         prov = install_table(args.table, args.out, args.source)
         print(f"{args.out}: {describe_source(prov)}", file=sys.stderr)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -91,3 +94,53 @@ def forest_cost(ctx, experiment):
         "reward 1-NRMSE range": f"{rew.min():.4f} .. {rew.max():.4f}",
         "training times": describe_source(prov),
     }])
+
+
+def _quartiles(q: dict) -> str:
+    return f"{q['q1']:.3f} / {q['median']:.3f} / {q['q3']:.3f}"
+
+
+@table_builder("ames_table_sources")
+def ames_table_sources(ctx, experiment, figure, record):
+    """The active forest table beside a recorded recompute on another machine.
+
+    The bandits' "consumption" is measured training time, so the table is machine-dependent data: this
+    shows how much its quartiles (the limit grid comes from run 1's Q1..Q3) and the verdicts of
+    ``figure``'s claims move when the forests are fitted again elsewhere. ``record`` is the committed
+    file written by ``forest record`` after a build with ``ames_forest: recompute``.
+    """
+    from ...report.claims import evaluate_claims
+    from .forest import describe_source, training_time_summary
+    from .instances import ames_table
+
+    exp = ctx.spec.experiments[experiment]
+    table, prov = ames_table(exp)
+    this = training_time_summary(table)
+    path = Path(exp.repo_root) / record
+    rec = json.loads(path.read_text()) if path.exists() else None
+    none = f"no recompute recorded ({record})"
+
+    def recorded(fn):
+        return fn(rec) if rec is not None else none
+
+    m = (rec or {}).get("measured_on", {})
+    rows = [
+        ("training times", describe_source(prov),
+         recorded(lambda r: f"recomputed on {m.get('cpu_model', 'unknown CPU')}, {m.get('threads_per_fit', 1)} thread "
+                            f"per fit, {r['date']} (commit {str(r.get('git_commit', '?'))[:10]})")),
+        ("total training time (CPU-s)", f"{this['total_training_seconds']:.1f}",
+         recorded(lambda r: f"{r['total_training_seconds']:.1f}")),
+        ("wall time of the recompute build (s)", "-",
+         recorded(lambda r: f"{r['wall_seconds']:.0f}" if r.get("wall_seconds") else "not recorded")),
+        ("arm-run time Q1 / median / Q3 (s)", _quartiles(this["train_seconds_quartiles"]["all_runs"]),
+         recorded(lambda r: _quartiles(r["train_seconds_quartiles"]["all_runs"]))),
+        ("run 1 (limit grid) Q1 / median / Q3 (s)", _quartiles(this["train_seconds_quartiles"]["first_run"]),
+         recorded(lambda r: _quartiles(r["train_seconds_quartiles"]["first_run"]))),
+    ]
+    recorded_claims = {c["claim_id"]: c for c in (rec or {}).get("claims", [])}
+    for c in evaluate_claims(ctx, figure=figure).itertuples():
+        old = recorded_claims.get(c.claim_id)
+        other = f"{old['verdict']}: {old['measured']}" if old else (none if rec is None else "not recorded")
+        rows.append((f"{c.claim_id} ({c.kind})", f"{c.verdict}: {c.measured}", other))
+    return pd.DataFrame(rows, columns=["quantity", "this build", "recorded recompute"])
+
