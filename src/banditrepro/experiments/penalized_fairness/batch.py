@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ... import rng
 from ...algorithms import fairness as fair
@@ -80,7 +80,7 @@ def _env_step(env_kind, env_params, env_state, noise_key, t, arm, pull_index, ob
         _categorical_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, policy_keys, policy_subs,
              horizons, checkpoints, pulls_out):
     """Run every row to its horizon and write N_k at each checkpoint <= horizon into ``pulls_out``.
@@ -100,9 +100,9 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
     radius = np.zeros(t_max + 1)  # sqrt(2 ln t), tabulated once for all rows
     for t in range(2, t_max + 1):
         radius[t] = math.sqrt(2.0 * math.log(t))
-    # Rows are independent (own state, own policy sub-stream, counter-based rewards), so running
-    # them in parallel threads cannot change any result.
-    for b in prange(n_rows):
+    # Rows are independent (own state, own policy sub-stream, counter-based rewards) and run one after
+    # the other on one thread: a Snakemake job is one core, parallelism comes from the shards.
+    for b in range(n_rows):
         state = np.zeros((fair.STATE_ROWS, n_arms))
         env_state = np.zeros(n_arms)
         obs = np.zeros(1)
