@@ -210,3 +210,71 @@ def test_batch_rows_are_independent_of_grouping_and_fill_missing_checkpoints():
     np.testing.assert_array_equal(together[2], alone[0])
     assert np.all(together[0, 1] == -1) and together[0, 0].sum() == 500
     assert np.all(together[1, 1] == -1) and together[2, 1].sum() == 1000
+
+
+# --- the batch runner against the engine-protocol kernels, every reward model ------------------
+
+
+def _reward_model(kind):
+    """(engine EnvironmentKernel, batch env kind, env_params (rows, K)) of MEANS under ``kind``."""
+    from banditrepro.engine import EnvironmentKernel
+    from banditrepro.environments import finite
+
+    if kind == "categorical":  # ratings 1..5 (Setting 3's reward model)
+        probs = np.array([[0.1, 0.1, 0.2, 0.3, 0.3], [0.2, 0.2, 0.2, 0.2, 0.2], [0.3, 0.3, 0.2, 0.1, 0.1],
+                          [0.0, 0.5, 0.5, 0.0, 0.0], [0.05, 0.15, 0.3, 0.3, 0.2]])
+        env, env_params = finite.categorical_arms(np.arange(1.0, 6.0), probs)
+        return env, "categorical", env_params
+    env_kind, env_params = fs.reward_params(kind, MEANS, 1.0 / K if kind == "gaussian" else None)
+    env = {"gaussian": finite.GAUSSIAN, "bernoulli": finite.BERNOULLI,
+           "beta_johnk": EnvironmentKernel("beta_johnk", fs._beta_johnk_step)}[env_kind]
+    return env, env_kind, env_params[0]
+
+
+SWEEP_PARAMS = {  # three rows per replication; alpha = 0 and eta0 = 0 tie on most steps
+    "ht_ucb": lambda tau: [fair.ht_ucb_params(tau, a) for a in (0.0, 0.1, 0.6)],
+    "flearn": lambda tau: [fair.flearn_params(tau, a) for a in (0.0, 4.0, 1e9)],
+    "lfg": lambda tau: [fair.lfg_params(tau, e, rcap) for e, rcap in ((0.0, 1.0), (30.0, 1.0), (900.0, 5.0))],
+}
+
+
+@pytest.mark.parametrize("algorithm,reward", [("ht_ucb", "bernoulli"), ("flearn", "beta"), ("lfg", "categorical"),
+                                              ("ht_ucb", "beta"), ("flearn", "gaussian"), ("lfg", "bernoulli")])
+def test_batch_sweep_rows_match_the_engine_kernels(algorithm, reward):
+    """Sweep-style rows (replications tiled over parameter values, each replication's rewards read
+    from one shared table) give exactly the pull counts of the engine running fairness.KERNELS one
+    replication and parameter value at a time, at every step (so the same arm in every round,
+    including random tie-breaks)."""
+    tau = np.full(K, 0.12)
+    params = SWEEP_PARAMS[algorithm](tau)
+    env, env_kind, env_params = _reward_model(reward)
+    n_reps, horizon = 3, 1200
+    keys = np.arange(1, n_reps + 1, dtype=np.uint64) * np.uint64(1000003) + np.uint64(5)
+    reps = np.tile(np.arange(n_reps), len(params))
+    ours = fs.run_batch(algorithm, env_kind, np.repeat(np.stack(params), n_reps, axis=0),
+                        np.repeat(env_params[None], n_reps, axis=0), reps, keys[reps], keys[reps] + np.uint64(17),
+                        np.zeros(reps.size, int), horizon, np.arange(1, horizon + 1))
+    for x, p in enumerate(params):
+        sim = StepSimulation(env, env_params, np.zeros((1, K)), ("zero",), fair.KERNELS[algorithm], p)
+        reference = sim.run(keys, keys + np.uint64(17), np.arange(1, horizon + 1)).pulls
+        np.testing.assert_array_equal(ours[x * n_reps:(x + 1) * n_reps], reference)
+
+
+def test_batch_rows_sharing_a_replication_equal_rows_run_alone():
+    """Rows of one replication with different horizons, policies' parameters and sub-streams,
+    interleaved with another replication, give what each gives alone."""
+    tau = np.full(K, 0.1)
+    env_kind, env_params = fs.reward_params("beta", MEANS)
+    env_params = np.concatenate([env_params, env_params[:, :, ::-1]])  # two environments
+    params = np.stack([fair.ht_ucb_params(tau, a) for a in (0.05, 0.2, 0.5, 0.0, 0.3)])
+    env_rows = np.array([0, 1, 0, 1, 0])
+    keys = np.array([7, 7, 7, 7, 8], dtype=np.uint64)
+    horizons = np.array([700, 1000, 1000, 300, 1000])
+    subs = np.array([0, 1, 2, 3, 0])
+    steps = np.arange(1, 1001)
+    together = fs.run_batch("ht_ucb", env_kind, params, env_params, env_rows, keys, keys + np.uint64(1), subs,
+                            horizons, steps)
+    for b in range(5):
+        alone = fs.run_batch("ht_ucb", env_kind, params[b:b + 1], env_params, env_rows[b:b + 1], keys[b:b + 1],
+                             keys[b:b + 1] + np.uint64(1), subs[b:b + 1], horizons[b:b + 1], steps)
+        np.testing.assert_array_equal(together[b], alone[0])

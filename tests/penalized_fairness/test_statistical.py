@@ -120,3 +120,33 @@ def test_johnk_beta_sampler_matches_the_beta_law(a):
         draws[i] = obs[0]
     assert draws.min() >= 0.0 and draws.max() <= 1.0
     assert stats.kstest(draws, stats.beta(a, 1.0 - a).cdf).pvalue > 1e-3
+
+
+def test_johnk_sampler_draws_the_numbers_of_its_single_loop_form():
+    """The sampler peels its first attempt out of the retry loop (speed); the draws are those of the
+    plain loop over attempts j = 0..31 at counters i * 32 + j."""
+    from numba import njit
+
+    from banditrepro import rng
+
+    @njit
+    def single_loop(a, b, key, arm, pull_index):
+        base = np.uint64(pull_index) * np.uint64(32)
+        for j in range(32):
+            u, v = rng.uniform2(key, rng.TAG_ARM, arm, base + np.uint64(j))
+            x = math.log(u) / a
+            y = math.log(v) / b
+            m = x if x > y else y
+            ex = math.exp(x - m)
+            total = ex + math.exp(y - m)
+            if m + math.log(total) <= 0.0:
+                return ex / total
+        return a / (a + b)
+
+    obs = np.zeros(1)
+    state = np.zeros(2)
+    for a in (0.001, 0.2, 0.5, 0.93):
+        env_params = np.array([[0.5, a], [0.5, 1.0 - a]])
+        for i in range(3000):
+            fs._beta_johnk_step(env_params, state, np.uint64(99), 1, 1, i, obs)
+            assert obs[0] == single_loop(a, 1.0 - a, np.uint64(99), 1, i)

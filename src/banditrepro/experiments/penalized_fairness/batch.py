@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ... import rng
 from ...algorithms import fairness as fair
@@ -42,6 +42,18 @@ _beta_step = finite.BETA.step
 _categorical_step = finite.CATEGORICAL.step
 
 
+@njit(cache=True, inline="always")
+def _johnk_attempt(a, b, noise_key, arm, counter):
+    """One Johnk attempt at counter ``counter`` of (arm, TAG_ARM): (accepted, value)."""
+    u, v = rng.uniform2(noise_key, rng.TAG_ARM, arm, counter)
+    x = math.log(u) / a
+    y = math.log(v) / b
+    m = x if x > y else y
+    ex = math.exp(x - m)
+    total = ex + math.exp(y - m)
+    return m + math.log(total) <= 0.0, ex / total  # U^(1/a) + V^(1/b) <= 1
+
+
 @njit(cache=True)
 def _beta_johnk_step(env_params, env_state, noise_key, t, arm, pull_index, obs):
     """Beta(a, b) for a + b <= 1 by Johnk's method, in logs (U^(1/a) underflows for small a).
@@ -49,19 +61,23 @@ def _beta_johnk_step(env_params, env_state, noise_key, t, arm, pull_index, obs):
     Setting 5's Beta(mu, 1 - mu) has a + b = 1, where a Johnk attempt (one Philox block) is accepted
     with probability a b pi / sin(pi a) >= pi/4; this is ~4x cheaper than the two Marsaglia-Tsang
     gammas of ``finite.BETA``. Attempt j of pull i uses counter i * 32 + j of (arm, TAG_ARM); after
-    31 rejections (probability < 1e-20) the mean is returned."""
+    31 rejections (probability < 1e-20) the mean is returned.
+
+    The first attempt is written before the loop of retries. With one ``for j in range(32)`` loop a
+    draw cost ~1100 ns although 1.0-1.3 attempts are used on average (its cost grew with the trip
+    count: LLVM unrolls the constant-count loop and apparently computes the attempts' Philox blocks
+    ahead of the acceptance tests); peeled, a draw costs ~50-70 ns. Same operations, same numbers."""
     a = env_params[0, arm]
     b = env_params[1, arm]
     base = np.uint64(pull_index) * np.uint64(_JOHNK_TRIES)
-    for j in range(_JOHNK_TRIES):
-        u, v = rng.uniform2(noise_key, rng.TAG_ARM, arm, base + np.uint64(j))
-        x = math.log(u) / a
-        y = math.log(v) / b
-        m = x if x > y else y
-        ex = math.exp(x - m)
-        total = ex + math.exp(y - m)
-        if m + math.log(total) <= 0.0:  # U^(1/a) + V^(1/b) <= 1
-            obs[0] = ex / total
+    accepted, value = _johnk_attempt(a, b, noise_key, arm, base)
+    if accepted:
+        obs[0] = value
+        return
+    for j in range(1, _JOHNK_TRIES):
+        accepted, value = _johnk_attempt(a, b, noise_key, arm, base + np.uint64(j))
+        if accepted:
+            obs[0] = value
             return
     obs[0] = a / (a + b)
 
@@ -80,16 +96,40 @@ def _env_step(env_kind, env_params, env_state, noise_key, t, arm, pull_index, ob
         _categorical_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
+def _draw_reward(env_kind, env, fill_state, noise_key, arm, pull_index, obs, rewards):
+    """Reward ``pull_index`` of ``arm`` into the replication's reward table (called once per
+    (arm, pull index) and replication, in increasing pull index per arm, so the Gaussian arms' spare
+    normal in ``fill_state`` pairs pulls 2j and 2j + 1 exactly as in a single run). No reward model
+    reads the round ``t``; 0 is passed."""
+    _env_step(env_kind, env, fill_state, noise_key, 0, arm, pull_index, obs)
+    rewards[arm, pull_index] = obs[0]
+
+
+@njit(cache=True)
 def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, policy_keys, policy_subs,
-             horizons, checkpoints, pulls_out):
+             horizons, checkpoints, order, pulls_out):
     """Run every row to its horizon and write N_k at each checkpoint <= horizon into ``pulls_out``.
 
     pol_params (B, 3, K); env_params (E, rows, K) with env_rows (B,) choosing the slice;
     noise_keys, policy_keys (B,) uint64; policy_subs (B,) the policy sub-stream of each row (so
     rows of one replication with different parameters draw independent tie-breaking coins);
-    horizons (B,); checkpoints (C,) increasing; pulls_out (B, C, K) int64, -1 where a checkpoint
+    horizons (B,); checkpoints (C,) increasing; order (B,) the order in which rows run (any order
+    gives the same numbers; adjacent rows with the same env_rows and noise_keys share the reward
+    table); pulls_out (B, C, K) int64, -1 where a checkpoint
     exceeds the row's horizon.
+
+    Rows run one after the other on one thread (a Snakemake job is one core; parallelism comes from
+    the shards). Rows are independent (own state, own policy sub-stream), and a reward is a pure
+    function of (environment, noise key, arm, pull index), so the rows of one replication (one per
+    eta, T or case) read it from a table filled on first use instead of drawing it again: the same
+    numbers, drawn once per replication instead of once per row.
+
+    The policies' selection and update steps (``banditrepro.algorithms.fairness``: HT-UCB,
+    Flearn, LFG, ``record_pull``, ``update_queues``) are written out here, operation for operation,
+    on one-dimensional state arrays: a call per step into a compiled function that receives arrays
+    costs numba's reference counting on every step. ``tests/penalized_fairness`` checks them
+    against the engine-protocol kernels.
     """
     n_rows = pol_params.shape[0]
     n_arms = pol_params.shape[2]
@@ -100,36 +140,129 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
     radius = np.zeros(t_max + 1)  # sqrt(2 ln t), tabulated once for all rows
     for t in range(2, t_max + 1):
         radius[t] = math.sqrt(2.0 * math.log(t))
-    # Rows are independent (own state, own policy sub-stream, counter-based rewards), so running
-    # them in parallel threads cannot change any result.
-    for b in prange(n_rows):
-        state = np.zeros((fair.STATE_ROWS, n_arms))
-        env_state = np.zeros(n_arms)
-        obs = np.zeros(1)
-        stream = np.zeros(4, dtype=np.uint64)
+    inv_sqrt = np.zeros(t_max + 1)  # 1 / sqrt(N) as record_pull computes it (N a float)
+    for n in range(1, t_max + 1):
+        inv_sqrt[n] = 1.0 / math.sqrt(float(n))
+    rewards = np.empty((n_arms, t_max))  # rewards[k, i]: reward of pull i of arm k (this replication)
+    filled = np.zeros(n_arms, dtype=np.int64)  # pulls of each arm in the table
+    fill_state = np.zeros(n_arms)
+    obs = np.zeros(1)
+    count = np.zeros(n_arms)  # fairness.COUNT, SUM, MEAN, INV_SQRT_N, QUEUE, SCRATCH
+    total = np.zeros(n_arms)
+    mean = np.zeros(n_arms)
+    isq = np.zeros(n_arms)
+    queue = np.zeros(n_arms)
+    scores = np.zeros(n_arms)
+    stream = np.zeros(4, dtype=np.uint64)
+    is_ht = algorithm == fair.HT_UCB_ID
+    is_lfg = algorithm == fair.LFG_ID
+    prev = -1
+    for i in range(n_rows):
+        b = order[i]
+        if prev < 0 or env_rows[b] != env_rows[prev] or noise_keys[b] != noise_keys[prev]:
+            for k in range(n_arms):  # a new replication: empty reward table
+                filled[k] = 0
+                fill_state[k] = 0.0
+        prev = b
+        env = env_params[env_rows[b]]
+        noise_key = noise_keys[b]
+        for k in range(n_arms):
+            count[k] = 0.0
+            total[k] = 0.0
+            mean[k] = 0.0
+            isq[k] = 0.0
+            queue[k] = 0.0
+            scores[k] = 0.0
         stream[0] = policy_keys[b]
         stream[1] = rng.TAG_POLICY
         stream[2] = policy_subs[b]
         stream[3] = 0
         params = pol_params[b]
-        env = env_params[env_rows[b]]
-        noise_key = noise_keys[b]
+        tau = params[0]
+        second = params[1]  # HT-UCB: A_k; Flearn: alpha; LFG: eta0
+        alpha = second[0]
+        eta0 = second[0]
+        rcap = params[2, 0]
         horizon = horizons[b]
         c = 0
         for t in range(1, horizon + 1):
-            if algorithm == fair.HT_UCB_ID:
-                arm = fair.ht_ucb_select_core(t, state, params, stream, radius[t])
-            elif algorithm == fair.LFG_ID:
-                arm = fair.lfg_select_core(t, state, params, stream, radius[t])
+            # --- select (fairness.ht_ucb_select_core / lfg_select_core / flearn_select_core)
+            if t <= n_arms:
+                arm = t - 1
             else:
-                arm = fair.flearn_select_core(t, state, params, stream, radius[t])
-            _env_step(env_kind, env, env_state, noise_key, t, arm, int(state[0, arm]), obs)
-            fair.record_pull(state, arm, obs[0])
-            if algorithm == fair.LFG_ID:
-                fair.update_queues(state, params, arm)
+                radius_scale = radius[t]
+                best = -math.inf
+                ties = 0
+                arm = 0
+                if is_ht:
+                    for k in range(n_arms):
+                        index = mean[k] + radius_scale * isq[k]
+                        if count[k] < tau[k] * t:  # hard threshold: arm below its fair share tau_k * t
+                            index += second[k]
+                        scores[k] = index
+                        if index > best:
+                            best = index
+                            ties = 1
+                            arm = k
+                        elif index == best:
+                            ties += 1
+                elif is_lfg:
+                    for k in range(n_arms):
+                        ucb = mean[k] + radius_scale * isq[k]
+                        if ucb > rcap:
+                            ucb = rcap
+                        score = queue[k] + eta0 * ucb
+                        scores[k] = score
+                        if score > best:
+                            best = score
+                            ties = 1
+                            arm = k
+                        elif score == best:
+                            ties += 1
+                else:
+                    for k in range(n_arms):
+                        deficit = tau[k] * (t - 1) - count[k]
+                        scores[k] = deficit
+                        if deficit > best:
+                            best = deficit
+                            ties = 1
+                            arm = k
+                        elif deficit == best:
+                            ties += 1
+                    if not best > alpha:  # no deficit exceeds alpha: the UCB1 arm (ucb_argmax_core)
+                        best = -math.inf
+                        ties = 0
+                        arm = 0
+                        for k in range(n_arms):
+                            index = mean[k] + radius_scale * isq[k]
+                            scores[k] = index
+                            if index > best:
+                                best = index
+                                ties = 1
+                                arm = k
+                            elif index == best:
+                                ties += 1
+                if ties != 1:  # exact ties: uniformly random among them (fairness._tie_pick)
+                    arm = fair._tie_pick(scores, best, ties, stream)
+            # --- reward: pull `pull` of `arm`, from the replication's table
+            pull = int(count[arm])
+            if pull == filled[arm]:
+                _draw_reward(env_kind, env, fill_state, noise_key, arm, pull, obs, rewards)
+                filled[arm] = pull + 1
+            # --- update (fairness.record_pull, then fairness.update_queues for LFG)
+            n = count[arm] + 1.0
+            count[arm] = n
+            s = total[arm] + rewards[arm, pull]
+            total[arm] = s
+            mean[arm] = s / n
+            isq[arm] = inv_sqrt[pull + 1]
+            if is_lfg:
+                for k in range(n_arms):
+                    q = queue[k] + tau[k] - (1.0 if k == arm else 0.0)
+                    queue[k] = q if q > 0.0 else 0.0
             while c < n_chk and checkpoints[c] == t:
                 for k in range(n_arms):
-                    pulls_out[b, c, k] = int(state[0, k])
+                    pulls_out[b, c, k] = int(count[k])
                 c += 1
         while c < n_chk:
             for k in range(n_arms):
@@ -137,31 +270,37 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
             c += 1
 
 
+def _column(values, n_rows: int, dtype) -> np.ndarray:
+    """``values`` broadcast to (n_rows,) as a fresh writeable array (a read-only broadcast view of a
+    single row would be a second numba signature of run_rows, compiled separately)."""
+    return np.array(np.broadcast_to(values, (n_rows,)), dtype=dtype)
+
+
 def run_batch(algorithm: str, env_kind: str, pol_params, env_params, env_rows, noise_keys, policy_keys,
               policy_subs, horizons, checkpoints) -> np.ndarray:
     """Typed wrapper of :func:`run_rows`; returns pulls (B, C, K) int64."""
-    pol_params = np.ascontiguousarray(pol_params, dtype=np.float64)
-    env_params = np.ascontiguousarray(env_params, dtype=np.float64)
+    pol_params = np.array(pol_params, dtype=np.float64, order="C")
+    env_params = np.array(env_params, dtype=np.float64, order="C")
     n_rows, rows, n_arms = pol_params.shape
     if rows != fair.PARAM_ROWS:
         raise ValueError(f"policy params must have shape (B, {fair.PARAM_ROWS}, K)")
     if env_params.ndim != 3 or env_params.shape[2] != n_arms:
         raise ValueError("env_params must have shape (E, rows, K) with the policy's K")
-    env_rows = np.ascontiguousarray(env_rows, dtype=np.int64)
+    env_rows = np.array(env_rows, dtype=np.int64, order="C")
     if env_rows.shape != (n_rows,) or env_rows.min() < 0 or env_rows.max() >= env_params.shape[0]:
         raise ValueError("env_rows must give one valid environment index per row")
-    horizons = np.ascontiguousarray(np.broadcast_to(horizons, (n_rows,)), dtype=np.int64)
+    horizons = _column(horizons, n_rows, np.int64)
     if np.any(horizons < n_arms):
         raise ValueError("every horizon must be at least K (initialisation pulls each arm once)")
-    checkpoints = np.ascontiguousarray(checkpoints, dtype=np.int64)
+    checkpoints = np.array(checkpoints, dtype=np.int64, order="C")
     if checkpoints.ndim != 1 or checkpoints.size == 0 or np.any(np.diff(checkpoints) <= 0) or checkpoints[0] < 1:
         raise ValueError("checkpoints must be a non-empty strictly increasing sequence of steps >= 1")
+    noise_keys = _column(noise_keys, n_rows, np.uint64)
+    order = np.lexsort((noise_keys, env_rows)).astype(np.int64)  # rows sharing rewards run together
     pulls = np.zeros((n_rows, checkpoints.size, n_arms), dtype=np.int64)
-    run_rows(fair.ALGORITHM_IDS[algorithm], ENV_IDS[env_kind], pol_params, env_params, env_rows,
-             np.ascontiguousarray(np.broadcast_to(noise_keys, (n_rows,)), dtype=np.uint64),
-             np.ascontiguousarray(np.broadcast_to(policy_keys, (n_rows,)), dtype=np.uint64),
-             np.ascontiguousarray(np.broadcast_to(policy_subs, (n_rows,)), dtype=np.uint64),
-             horizons, checkpoints, pulls)
+    run_rows(fair.ALGORITHM_IDS[algorithm], ENV_IDS[env_kind], pol_params, env_params, env_rows, noise_keys,
+             _column(policy_keys, n_rows, np.uint64), _column(policy_subs, n_rows, np.uint64),
+             horizons, checkpoints, order, pulls)
     return pulls
 
 
