@@ -186,11 +186,12 @@ def claim_figure_inputs(wildcards):
 
 
 def table_inputs(wildcards):
-    """The summaries and shards one table reads (its declared figures and what its args name) and its
-    declared repository ``files``."""
+    """The summaries and shards one table reads (its declared figures and what its args name) and those
+    of its declared repository ``files`` that exist."""
     spec = paper_spec(wildcards.paper)
     inputs = _result_inputs(wildcards.paper, *table_dependencies(spec, wildcards.table), results_prefix(wildcards))
-    inputs["files"] = list(spec.tables[wildcards.table].get("files", []))
+    # a declared file may be absent (the table says so); once it appears, the changed input set reruns the table
+    inputs["files"] = [f for f in spec.tables[wildcards.table].get("files", []) if (REPO_ROOT / f).exists()]
     return inputs
 
 
