@@ -71,11 +71,12 @@ def test_off_skips_the_ames_parts_with_one_notice(repo):
     assert notices == ["banditrepro: censored_resources fig5 skipped: ames_forest=off (the AmesHousing forest "
                        "table is switched off)"]
     assert not any(rule.startswith("censored_resources_forest") for rule in off)
-    # fig5 (one summary, one plot), its one simulation shard and the two Ames tables are gone; the rest stays
+    # fig5 (one summary, one plot), its one simulation shard and the three Ames tables (table_ames, forest_cost,
+    # ames_table_sources) are gone; the rest stays
     assert on["summarize_figure"] - off["summarize_figure"] == 1
     assert on["plot_figure"] - off["plot_figure"] == 1
     assert on["simulate_shard"] - off["simulate_shard"] == 1
-    assert on["table"] - off["table"] == 2
+    assert on["table"] - off["table"] == 3
     assert off["claims"] == 1 and off["paper_report"] == 1
 
 
