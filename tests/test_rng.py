@@ -252,11 +252,15 @@ def _first_attempts_and_reference(da, ca, ka, db, cb, kb, key, first, n):
         consts[0, p], consts[1, p], consts[2, p] = da[p], ca[p], ka[p]
         consts[3, p], consts[4, p], consts[5, p] = db[p], cb[p], kb[p]
     out = np.empty(n)
-    rng.beta_ge1_first_attempts(consts, key, rng.TAG_POLICY, 9, first, out)
+    lanes = np.empty((2, n))
+    rng.beta_ge1_first_attempts(consts, key, rng.TAG_POLICY, 9, first, out, lanes)
     ref = np.empty(n)
+    finished = np.empty(n)
     for p in range(n):
         ref[p] = rng.beta_ge1(da[p], ca[p], ka[p], db[p], cb[p], kb[p], key, rng.TAG_POLICY, 9, first + np.uint64(p))
-    return out, ref
+        finished[p] = rng.beta_ge1_finish(da[p], ca[p], ka[p], db[p], cb[p], kb[p], lanes[0, p], lanes[1, p], key,
+                                          rng.TAG_POLICY, 9, first + np.uint64(p))
+    return out, ref, lanes, finished
 
 
 def _constants(shapes):
@@ -274,10 +278,16 @@ def test_first_attempts_give_beta_ge1_bit_for_bit_or_leave_the_draw_open(shapes,
     b = [s[1] for s in shapes]
     da, ca, ka = _constants(a)
     db, cb, kb = _constants(b)
-    out, ref = _first_attempts_and_reference(da, ca, ka, db, cb, kb, np.uint64(key), np.uint64(first), len(shapes))
+    out, ref, lanes, finished = _first_attempts_and_reference(da, ca, ka, db, cb, kb, np.uint64(key),
+                                                              np.uint64(first), len(shapes))
     settled = out >= 0.0
     assert np.array_equal(out[settled], ref[settled])
     assert np.all(out[~settled] == -1.0) and np.all((ref > 0.0) & (ref < 1.0))
+    # a draw is settled exactly when both its gammas are; an open lane is -1, a settled one positive
+    assert np.array_equal(settled, (lanes[0] > 0.0) & (lanes[1] > 0.0))
+    assert np.all((lanes == -1.0) | (lanes > 0.0))
+    # finishing only the open lanes gives beta_ge1's value for every draw
+    assert np.array_equal(finished, ref)
     assert rng.beta_ab(float(a[0]), float(b[0]), np.uint64(key), rng.TAG_POLICY, 9, np.uint64(first)) == ref[0]
 
 
@@ -286,5 +296,8 @@ def test_first_attempts_settle_almost_every_draw():
     shapes = np.random.default_rng(0).integers(1, 500, size=(n, 2))
     da, ca, ka = _constants(shapes[:, 0])
     db, cb, kb = _constants(shapes[:, 1])
-    out, _ = _first_attempts_and_reference(da, ca, ka, db, cb, kb, np.uint64(5), np.uint64(0), n)
+    out, _, lanes, _ = _first_attempts_and_reference(da, ca, ka, db, cb, kb, np.uint64(5), np.uint64(0), n)
     assert 0.005 < np.mean(out < 0) < 0.03  # ziggurat wedges/tail of either normal, squeeze misses
+    one_lane_open = (lanes[0] < 0.0) != (lanes[1] < 0.0)
+    assert np.mean(one_lane_open) > 0.5 * np.mean(out < 0)  # mostly one lane is open: finish reruns only it
+

@@ -440,8 +440,21 @@ def beta_ab(a, b, key, tag, sub, idx):
     return beta_ge1(da, 1.0 / math.sqrt(9.0 * da), ka, db, 1.0 / math.sqrt(9.0 * db), kb, key, tag, sub, idx)
 
 
+@njit(cache=True, error_model="numpy")
+def beta_ge1_finish(da, ca, ka, db, cb, kb, x, y, key, tag, sub, idx):
+    """:func:`beta_ge1` at draw ``idx`` given the gammas its first attempt settled (``x``, ``y``; -1 where
+    not): only the open lanes run :func:`gamma_ge1_lane`, from the block's words, so the value is beta_ge1's."""
+    base = np.uint64(idx) * np.uint64(BETA_GE1_WORDS)
+    w0, w1, w2, w3 = philox4x32(base & _M32, base >> _S32, sub, tag, key)
+    if x < 0.0:
+        x = gamma_ge1_lane(da, ca, ka, w0 | (w1 << _S32), key, tag, sub, base, 0)
+    if y < 0.0:
+        y = gamma_ge1_lane(db, cb, kb, w2 | (w3 << _S32), key, tag, sub, base, 1)
+    return x / (x + y)
+
+
 @njit(cache=True, error_model="numpy", boundscheck=False)
-def beta_ge1_first_attempts(consts, key, tag, sub, first_idx, out):
+def beta_ge1_first_attempts(consts, key, tag, sub, first_idx, out, lanes):
     """Draws first_idx + p (p < len(out)) where their first attempt settles both gammas, else -1.
 
     ``consts`` rows: da, ca, ka, db, cb, kb of draw p in column p (one array, not six: each array
@@ -449,7 +462,10 @@ def beta_ge1_first_attempts(consts, key, tag, sub, first_idx, out):
     for both lanes, as one loop without branches or transcendental functions (it vectorises): a
     ziggurat candidate inside its rectangle, v > 0 and a squeeze decided by u's first 15 bits.
     ``out[p]`` is then bit for bit beta_ge1's value; where any of these fails it is -1 (no Beta
-    draw is negative), and the caller finishes the draw with beta_ge1.
+    draw is negative). ``lanes[0, p]`` and ``lanes[1, p]`` get the gammas X and Y where their lane
+    settled, -1 where not: the caller finishes the draw with :func:`beta_ge1_finish`, which reruns
+    only the open lanes (profiling: rerunning both, with beta_ge1, was a fifth of the Thompson
+    rounds' time).
     """
     for p in range(out.shape[0]):
         counter = (first_idx + np.uint64(p)) * np.uint64(BETA_GE1_WORDS)
@@ -460,7 +476,8 @@ def beta_ge1_first_attempts(consts, key, tag, sub, first_idx, out):
         layer_b = word_b & _ZIG_MASK
         za = float(word_a >> _MANTISSA_SHIFT) * _ZIG_SCALE[layer_a]
         zb = float(word_b >> _MANTISSA_SHIFT) * _ZIG_SCALE[layer_b]
-        inside = (za < _ZIG_INNER[layer_a]) & (zb < _ZIG_INNER[layer_b])
+        inside_a = za < _ZIG_INNER[layer_a]
+        inside_b = zb < _ZIG_INNER[layer_b]
         if (word_a >> _SIGN_BIT) & np.uint64(1):
             za = -za
         if (word_b >> _SIGN_BIT) & np.uint64(1):
@@ -475,9 +492,10 @@ def beta_ge1_first_attempts(consts, key, tag, sub, first_idx, out):
         coefficient_b = consts[5, p] if eb >= -0.5 else MT_SQUEEZE
         lead_a = float((word_a >> _LEAD_SHIFT) & _M15)
         lead_b = float((word_b >> _LEAD_SHIFT) & _M15)
-        settled = (inside & (va > 0.0) & (vb > 0.0)
-                   & ((lead_a + 1.0) * _U_LEAD <= 1.0 - coefficient_a * za2 * za2)
-                   & ((lead_b + 1.0) * _U_LEAD <= 1.0 - coefficient_b * zb2 * zb2))
+        settled_a = inside_a & (va > 0.0) & ((lead_a + 1.0) * _U_LEAD <= 1.0 - coefficient_a * za2 * za2)
+        settled_b = inside_b & (vb > 0.0) & ((lead_b + 1.0) * _U_LEAD <= 1.0 - coefficient_b * zb2 * zb2)
         x = consts[0, p] * (va * va * va)
         y = consts[3, p] * (vb * vb * vb)
-        out[p] = x / (x + y) if settled else -1.0
+        lanes[0, p] = x if settled_a else -1.0
+        lanes[1, p] = y if settled_b else -1.0
+        out[p] = x / (x + y) if settled_a & settled_b else -1.0

@@ -100,7 +100,8 @@ def test_fast_kernel_matches_reference_on_random_settings(policy, variant, n_arm
 
 def test_ts_fast_finishes_the_draws_its_first_attempt_leaves_open():
     """Over a long run some draws leave the vectorised first attempt (ziggurat wedges, squeeze misses):
-    ts_select_fast finishes them with rng.beta_ge1, and every score equals ts_select's."""
+    ts_select_fast finishes them with rng.beta_ge1_finish (only the
+    gammas left open), and every score equals ts_select's."""
     taus = ce.resource_grid(1.0, 8)
     lam = ce.penalty_values(taus, "piecewise")
     n_arms, m = 5, taus.size
@@ -116,7 +117,7 @@ def test_ts_fast_finishes_the_draws_its_first_attempt_leaves_open():
             first = np.empty(n_arms * m)
             sub = stream[2] * np.uint64(2) + np.uint64(1)
             rng.beta_ge1_first_attempts(state[2:8].reshape(6, n_arms * m), stream[0], stream[1], sub,
-                                        stream[3] * np.uint64(n_arms * m), first)
+                                        stream[3] * np.uint64(n_arms * m), first, np.empty((2, n_arms * m)))
             opened += int(np.sum(first < 0))
         ref_state = state[:4].copy()
         ref_scores = np.empty(n_arms * m)

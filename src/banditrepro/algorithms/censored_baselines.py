@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from .. import rng
+from . import rcucb
 
 STATE_ROWS = 4
 # Thompson draws use a sub-stream of their own so their counters never meet the stream's uniforms.
@@ -104,15 +105,19 @@ def ts_update(t, state, taus, lam, params, arm, j_played, reward, consumption, c
 #
 # UCB: the index's mean part changes only for the played pair, so it is kept in row 2 and
 # 1/sqrt(T) in row 3; select evaluates the printed index only for pairs whose multiply-add bound
-# reaches the running maximum of the scan (see rcucb.rcucb_select_fast for why this is exact).
+# reaches the running maximum of the scan, and skips whole arms (their m pairs) by a bound valid
+# for a window of ln t (rows 4-5, column 0), exactly as rcucb.rcucb_select_fast does (see there why
+# this is exact).
 #
 # TS: the draws are the cost (one Beta per pair per round). ts_update_fast keeps each pair's gamma
 # constants d = shape - 1/3, c = 1/sqrt(9 d) and squeeze coefficient in rows 2-7, recomputed only
 # when the pair's counts change; ts_select_fast runs every pair's first attempt in
 # rng.beta_ge1_first_attempts (one Philox block each, a vectorised loop) and finishes the few draws it
-# leaves open with rng.beta_ge1: every score is bit for bit rng.beta_ab's, as in ts_select.
+# leaves open with rng.beta_ge1_finish (only the gamma that is open; the other is kept in rows 8-9): every
+# score is bit for bit rng.beta_ab's, as in ts_select.
 
-UCB_FAST_STATE_ROWS = 4
+UCB_FAST_STATE_ROWS = 6
+_MEAN, _INVSQ, _ARM_BOUND, _ARM_WINDOW = 2, 3, 4, 5
 _SLACK = 1e-12
 
 
@@ -121,8 +126,16 @@ def ucb_update_fast(t, state, taus, lam, params, arm, j_played, reward, consumpt
     ucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream)
     scale = params[1]
     count = state[0, arm, j_played]
-    state[2, arm, j_played] = (state[1, arm, j_played] / count + scale) / (1.0 + scale)
-    state[3, arm, j_played] = 1.0 / math.sqrt(count)
+    state[_MEAN, arm, j_played] = (state[1, arm, j_played] / count + scale) / (1.0 + scale)
+    state[_INVSQ, arm, j_played] = 1.0 / math.sqrt(count)
+    state[_ARM_WINDOW, arm, 0] = -1.0  # its arm bound is stale
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _ucb_pair_bound(mean, inv_sqrt_count, radius):
+    """Scalars only, as rcucb._pair_bound."""
+    conf_bound = radius * inv_sqrt_count
+    return mean + conf_bound + _SLACK * (abs(mean) + conf_bound)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -132,18 +145,27 @@ def ucb_select_fast(t, state, taus, lam, params, scores, stream):
     m = state.shape[2]
     if t <= n_arms * m:
         return t - 1
-    explore = params[0] * math.log(t) / 2.0
+    log_t = math.log(t)
+    explore = params[0] * log_t / 2.0
     radius = math.sqrt(explore)
+    window, log_t_bound = rcucb.log_window(log_t)
+    window_radius = math.sqrt(params[0] * log_t_bound / 2.0)
     best = -np.inf
     count = 0
     choice = 0
     for i in range(n_arms):
+        if state[_ARM_WINDOW, i, 0] != window:
+            bound = -np.inf
+            for j in range(m):
+                bound = max(bound, _ucb_pair_bound(state[_MEAN, i, j], state[_INVSQ, i, j], window_radius))
+            state[_ARM_BOUND, i, 0] = bound
+            state[_ARM_WINDOW, i, 0] = window
+        if state[_ARM_BOUND, i, 0] < best:
+            continue
         for j in range(m):
-            mean = state[2, i, j]
-            conf_bound = radius * state[3, i, j]
-            if mean + conf_bound + _SLACK * (abs(mean) + conf_bound) < best:
+            if _ucb_pair_bound(state[_MEAN, i, j], state[_INVSQ, i, j], radius) < best:
                 continue
-            v = mean + math.sqrt(explore / state[0, i, j])
+            v = state[_MEAN, i, j] + math.sqrt(explore / state[0, i, j])
             p = i * m + j
             scores[p] = v
             if v > best:
@@ -157,8 +179,8 @@ def ucb_select_fast(t, state, taus, lam, params, scores, stream):
     return choice
 
 
-TS_FAST_STATE_ROWS = 8  # 0 S, 1 F, then d, c and the squeeze coefficient of both gammas
-_DA, _CA, _KA, _DB, _CB, _KB = 2, 3, 4, 5, 6, 7
+TS_FAST_STATE_ROWS = 10  # 0 S, 1 F, then d, c and the squeeze coefficient of both gammas, then their draws
+_DA, _CA, _KA, _DB, _CB, _KB, _LANES = 2, 3, 4, 5, 6, 7, 8
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -214,7 +236,8 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     tag = stream[1]
     sub = stream[2] * np.uint64(2) + np.uint64(_BETA_SUB)
     base = idx * np.uint64(n_pairs)
-    rng.beta_ge1_first_attempts(state[_DA:_KB + 1].reshape((6, n_pairs)), key, tag, sub, base, scores)
+    lanes = state[_LANES:_LANES + 2].reshape((2, n_pairs))
+    rng.beta_ge1_first_attempts(state[_DA:_KB + 1].reshape((6, n_pairs)), key, tag, sub, base, scores, lanes)
     # finish the draws the first attempt left open (score -1) and take the argmax in the same pass,
     # ties broken as rng.stream_argmax_random_ties does
     best = -np.inf
@@ -225,8 +248,9 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
         if v < 0.0:
             i = p // m
             j = p - i * m
-            v = rng.beta_ge1(state[_DA, i, j], state[_CA, i, j], state[_KA, i, j], state[_DB, i, j],
-                             state[_CB, i, j], state[_KB, i, j], key, tag, sub, base + np.uint64(p))
+            v = rng.beta_ge1_finish(state[_DA, i, j], state[_CA, i, j], state[_KA, i, j], state[_DB, i, j],
+                                    state[_CB, i, j], state[_KB, i, j], lanes[0, p], lanes[1, p], key, tag, sub,
+                                    base + np.uint64(p))
             scores[p] = v
         if v > best:
             best = v

@@ -90,22 +90,42 @@ def rcucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption
 # divisions and square roots of n*m indices per round, although only the played arm's pairs change.
 # The fast kernels keep, per pair, the parts of the index that change only when the arm is pulled:
 # row 4 ``G/N - lambda S/N0`` (``G/N - lambda S/N`` observable), row 5 ``1/sqrt(N)`` and, per arm,
-# row 6 column 0 ``1/sqrt(N0)``. Each round
-# ``select`` bounds every index by multiply-adds and evaluates the printed expression, with the
-# same floating-point operations as :func:`rcucb_select`, only for pairs whose bound reaches the
-# running maximum of the scan. A pair below the running maximum can neither become the maximum nor
-# tie with it, so the choice and the tie-breaking draws are exactly those of :func:`rcucb_select`
+# row 6 column 0 ``1/sqrt(N0)``. Every index is base + r (w) with r = sqrt(2 alpha ln t) and a
+# per-pair weight w, so it is bounded by multiply-adds.
+#
+# Two levels of bounds. Per arm (rows 7-8, column 0): the largest of its pairs' bounds for every round
+# of a "window" of ln t (ln t in [k, k+1) / WINDOWS_PER_LOG_UNIT), where r <= r_k = sqrt(2 alpha
+# (k+1) / WINDOWS_PER_LOG_UNIT); recomputed lazily, at the first visit of the arm in a new window or
+# after its update. Per pair: the same bound with this round's r. Each round ``select`` scans the
+# arms in order, skips an arm whose bound is below the running maximum of the scan, checks the pairs
+# of the others by their own bounds and evaluates the printed expression, with the same
+# floating-point operations as :func:`rcucb_select`, only for pairs whose bound reaches the running
+# maximum. A pair below the running maximum can neither become the maximum nor tie with it, so the
+# choice and the tie-breaking draws are exactly those of :func:`rcucb_select`
 # (tests/censored_resources/test_fast_kernels.py checks choices, scores and stream positions).
+# Profiling showed that most arms' indices stay just below the maximum (that is how UCB-type rules
+# share pulls), so the windows are narrow: r_k exceeds r by < 1/(4 WINDOWS_PER_LOG_UNIT ln t) relative.
 
-FAST_STATE_ROWS = 7
-_BASE, _INVSQ, _INVSQ0 = 4, 5, 6
+FAST_STATE_ROWS = 9
+_BASE, _INVSQ, _INVSQ0, _ARM_BOUND, _ARM_WINDOW = 4, 5, 6, 7, 8
 # The bound's relative slack: sqrt(e / n) and sqrt(e) * (1 / sqrt(n)) differ by a few ulps (< 1e-15).
 _SLACK = 1e-12
+WINDOWS_PER_LOG_UNIT = 256.0
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def log_window(log_t):
+    """(window index k of ln t, the window's largest ln t bound (k + 1) / WINDOWS_PER_LOG_UNIT).
+
+    The product by a power of two is exact and int() floors a positive number, so the bound is
+    strictly above ln t."""
+    k = int(log_t * WINDOWS_PER_LOG_UNIT)
+    return float(k), (k + 1.0) / WINDOWS_PER_LOG_UNIT
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def rcucb_refresh_arm(state, lam, params, arm):
-    """Recompute the cached rows 4-5 of ``arm`` from rows 0-3 (after an update of that arm)."""
+    """Recompute the cached rows 4-6 of ``arm`` from rows 0-3 (after an update of that arm)."""
     m = state.shape[2]
     observable = params[2] != 0.0
     n0 = state[_N0, arm, 0]
@@ -119,6 +139,23 @@ def rcucb_refresh_arm(state, lam, params, arm):
         state[_BASE, arm, j] = gain - penalty
         state[_INVSQ, arm, j] = 1.0 / math.sqrt(n_ij)
     state[_INVSQ0, arm, 0] = 1.0 / math.sqrt(n0)
+    state[_ARM_WINDOW, arm, 0] = -1.0  # its arm bound is stale
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _pair_bound(base, inv_sqrt_n, lam_j, radius, arm_bound, observable, unit_bonus):
+    """base + radius (w) and the slack that makes it an upper bound of the exact index.
+
+    Scalars only: an array argument would keep numba's reference counting in the scan loop, even
+    inlined, at several times the cost of the bound itself."""
+    conf_bound = radius * inv_sqrt_n
+    if observable:
+        pen_bound = conf_bound
+    else:
+        pen_bound = arm_bound
+    if not unit_bonus:
+        pen_bound *= lam_j
+    return base + conf_bound + pen_bound + _SLACK * (abs(base) + conf_bound + abs(pen_bound))
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -137,25 +174,30 @@ def rcucb_select_fast(t, state, taus, lam, params, scores, stream):
     alpha = params[0]
     unit_bonus = params[1] != 0.0
     observable = params[2] != 0.0
-    explore = 2.0 * alpha * math.log(t)
+    log_t = math.log(t)
+    explore = 2.0 * alpha * log_t
     radius = math.sqrt(explore)
+    window, log_t_bound = log_window(log_t)
+    window_radius = math.sqrt(2.0 * alpha * log_t_bound)
     best = -np.inf
     count = 0
     choice = 0
     for i in range(n_arms):
+        if state[_ARM_WINDOW, i, 0] != window:
+            arm_bound = window_radius * state[_INVSQ0, i, 0]
+            bound = -np.inf
+            for j in range(m):
+                bound = max(bound, _pair_bound(state[_BASE, i, j], state[_INVSQ, i, j], lam[j], window_radius, arm_bound,
+                                                observable, unit_bonus))
+            state[_ARM_BOUND, i, 0] = bound
+            state[_ARM_WINDOW, i, 0] = window
+        if state[_ARM_BOUND, i, 0] < best:
+            continue
         arm_bound = radius * state[_INVSQ0, i, 0]
         arm_conf = -1.0  # sqrt(explore / N0), computed once the arm has a pair that can reach the maximum
         for j in range(m):
             base = state[_BASE, i, j]
-            conf_bound = radius * state[_INVSQ, i, j]
-            if observable:
-                pen_bound = conf_bound
-            else:
-                pen_bound = arm_bound
-            if not unit_bonus:
-                pen_bound *= lam[j]
-            bound = base + conf_bound + pen_bound
-            if bound + _SLACK * (abs(base) + conf_bound + abs(pen_bound)) < best:
+            if _pair_bound(base, state[_INVSQ, i, j], lam[j], radius, arm_bound, observable, unit_bonus) < best:
                 continue
             n_ij = state[_N, i, j]
             conf = math.sqrt(explore / n_ij)

@@ -42,7 +42,7 @@ METRICS = ("regret", "censored", "reward", "gain", "optimal")
 STATE_ROWS = max(rcucb.FAST_STATE_ROWS, cb.UCB_FAST_STATE_ROWS, cb.TS_FAST_STATE_ROWS)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _select(code, t, state, taus, lam, params, scores, stream):
     if code == POLICY_RCUCB:
         return rcucb.rcucb_select_fast(t, state, taus, lam, params, scores, stream)
@@ -51,7 +51,7 @@ def _select(code, t, state, taus, lam, params, scores, stream):
     return cb.ts_select_fast(t, state, taus, lam, params, scores, stream)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _update(code, t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream):
     if code == POLICY_RCUCB:
         rcucb.rcucb_update_fast(t, state, taus, lam, params, arm, j, reward, consumption, cost_slope, stream)
@@ -64,7 +64,26 @@ def _update(code, t, state, taus, lam, params, arm, j, reward, consumption, cost
 @njit(cache=True)
 def simulate(policy_code, policy_params, env_code, env_params, env_table, taus, lam, cost_slope, gaps,
              optimal_pair, noise_keys, policy_keys, checkpoints, curves):
-    """curves: (R, 5, C) filled with the cumulative METRICS at the checkpoints."""
+    """curves: (R, 5, C) filled with the cumulative METRICS at the checkpoints.
+
+    One inlined copy of the loop per policy, each with a constant code, so that the compiler drops the
+    other policies' branches and state from the loop (profiling: the shared loop cost about 40 ns per
+    round more than a loop with one policy, 15 % of an RCUCB round).
+    """
+    if policy_code == POLICY_RCUCB:
+        _simulate(POLICY_RCUCB, policy_params, env_code, env_params, env_table, taus, lam, cost_slope, gaps,
+                  optimal_pair, noise_keys, policy_keys, checkpoints, curves)
+    elif policy_code == POLICY_UCB:
+        _simulate(POLICY_UCB, policy_params, env_code, env_params, env_table, taus, lam, cost_slope, gaps,
+                  optimal_pair, noise_keys, policy_keys, checkpoints, curves)
+    else:
+        _simulate(POLICY_TS, policy_params, env_code, env_params, env_table, taus, lam, cost_slope, gaps,
+                  optimal_pair, noise_keys, policy_keys, checkpoints, curves)
+
+
+@njit(cache=True, inline="always")
+def _simulate(policy_code, policy_params, env_code, env_params, env_table, taus, lam, cost_slope, gaps,
+              optimal_pair, noise_keys, policy_keys, checkpoints, curves):
     n_reps = noise_keys.shape[0]
     n_arms = env_params.shape[0]
     m = taus.shape[0]
