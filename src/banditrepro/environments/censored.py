@@ -125,7 +125,7 @@ def table_arms(rewards, consumptions) -> CensoredArms:
 # --- sampling (numba) -----------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _gaussian_draw(p, key, arm, pull):
     mu_r, mu_c, sigma, rho = p[0], p[1], p[2], p[3]
     sd = math.sqrt(sigma)
@@ -142,7 +142,7 @@ def _gaussian_draw(p, key, arm, pull):
     return min(max(r, p[4]), p[5]), min(max(c, p[6]), p[7])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def draw(code, params, table, key, arm, pull):
     """(R, C) of the ``pull``-th (0-based) pull of ``arm`` under noise ``key``."""
     if code == GAUSSIAN:
