@@ -422,12 +422,9 @@ def gamma_ge1_lane(d, c, k, first_word, key, tag, sub, counter_base, lane):
 
 @njit(cache=True)
 def beta_ge1(da, ca, ka, db, cb, kb, key, tag, sub, idx):
-    """Beta(da + 1/3, db + 1/3) at draw ``idx`` of (sub, tag): X / (X + Y), X from lane 0, Y from lane 1."""
-    base = np.uint64(idx) * np.uint64(BETA_GE1_WORDS)
-    w0, w1, w2, w3 = philox4x32(base & _M32, base >> _S32, sub, tag, key)
-    x = gamma_ge1_lane(da, ca, ka, w0 | (w1 << _S32), key, tag, sub, base, 0)
-    y = gamma_ge1_lane(db, cb, kb, w2 | (w3 << _S32), key, tag, sub, base, 1)
-    return x / (x + y)
+    """Beta(da + 1/3, db + 1/3) at draw ``idx`` of (sub, tag): X / (X + Y), X from lane 0, Y from lane 1
+    (:func:`beta_ge1_finish` with both gammas still open)."""
+    return beta_ge1_finish(da, ca, ka, db, cb, kb, -1.0, -1.0, key, tag, sub, idx)
 
 
 @njit(cache=True)

@@ -104,7 +104,7 @@ def rcucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption
 # choice and the tie-breaking draws are exactly those of :func:`rcucb_select`
 # (tests/censored_resources/test_fast_kernels.py checks choices, scores and stream positions).
 # Profiling showed that most arms' indices stay just below the maximum (that is how UCB-type rules
-# share pulls), so the windows are narrow: r_k exceeds r by < 1/(4 WINDOWS_PER_LOG_UNIT ln t) relative.
+# share pulls), so the windows are narrow: r_k exceeds r by < 1/(2 WINDOWS_PER_LOG_UNIT ln t) relative.
 
 FAST_STATE_ROWS = 9
 _BASE, _INVSQ, _INVSQ0, _ARM_BOUND, _ARM_WINDOW = 4, 5, 6, 7, 8
