@@ -253,13 +253,18 @@ def _first_attempts_and_reference(da, ca, ka, db, cb, kb, key, first, n):
         consts[3, p], consts[4, p], consts[5, p] = db[p], cb[p], kb[p]
     out = np.empty(n)
     lanes = np.empty((2, n))
-    rng.beta_ge1_first_attempts(consts, key, rng.TAG_POLICY, 9, first, out, lanes)
+    words = np.empty((2, n), dtype=np.uint64)
+    rng.beta_ge1_first_attempts(consts, key, rng.TAG_POLICY, 9, first, out, lanes, words)
     ref = np.empty(n)
     finished = np.empty(n)
     for p in range(n):
         ref[p] = rng.beta_ge1(da[p], ca[p], ka[p], db[p], cb[p], kb[p], key, rng.TAG_POLICY, 9, first + np.uint64(p))
-        finished[p] = rng.beta_ge1_finish(da[p], ca[p], ka[p], db[p], cb[p], kb[p], lanes[0, p], lanes[1, p], key,
-                                          rng.TAG_POLICY, 9, first + np.uint64(p))
+        finished[p] = rng.beta_ge1_finish_words(da[p], ca[p], ka[p], db[p], cb[p], kb[p], lanes[0, p], lanes[1, p],
+                                                words[0, p], words[1, p], key, rng.TAG_POLICY, 9, first + np.uint64(p))
+        # the form that recomputes the block agrees
+        if rng.beta_ge1_finish(da[p], ca[p], ka[p], db[p], cb[p], kb[p], lanes[0, p], lanes[1, p], key,
+                               rng.TAG_POLICY, 9, first + np.uint64(p)) != finished[p]:
+            finished[p] = np.nan
     return out, ref, lanes, finished
 
 
@@ -286,7 +291,8 @@ def test_first_attempts_give_beta_ge1_bit_for_bit_or_leave_the_draw_open(shapes,
     # a draw is settled exactly when both its gammas are; an open lane is -1, a settled one positive
     assert np.array_equal(settled, (lanes[0] > 0.0) & (lanes[1] > 0.0))
     assert np.all((lanes == -1.0) | (lanes > 0.0))
-    # finishing only the open lanes gives beta_ge1's value for every draw
+    # finishing only the open lanes (from the words the first attempt read, or recomputing them) gives
+    # beta_ge1's value for every draw
     assert np.array_equal(finished, ref)
     assert rng.beta_ab(float(a[0]), float(b[0]), np.uint64(key), rng.TAG_POLICY, 9, np.uint64(first)) == ref[0]
 

@@ -113,8 +113,9 @@ def ts_update(t, state, taus, lam, params, arm, j_played, reward, consumption, c
 # constants d = shape - 1/3, c = 1/sqrt(9 d) and squeeze coefficient in rows 2-7, recomputed only
 # when the pair's counts change; ts_select_fast runs every pair's first attempt in
 # rng.beta_ge1_first_attempts (one Philox block each, a vectorised loop) and finishes the few draws it
-# leaves open with rng.beta_ge1_finish (only the gamma that is open; the other is kept in rows 8-9): every
-# score is bit for bit rng.beta_ab's, as in ts_select.
+# leaves open with rng.beta_ge1_finish_words (only the gamma that is open, the other kept in rows 8-9, from
+# the block's words the first attempt kept in rows 10-11): every score is bit for bit rng.beta_ab's, as in
+# ts_select.
 
 UCB_FAST_STATE_ROWS = 6
 _MEAN, _INVSQ, _ARM_BOUND, _ARM_WINDOW = 2, 3, 4, 5
@@ -179,8 +180,10 @@ def ucb_select_fast(t, state, taus, lam, params, scores, stream):
     return choice
 
 
-TS_FAST_STATE_ROWS = 10  # 0 S, 1 F, then d, c and the squeeze coefficient of both gammas, then their draws
-_DA, _CA, _KA, _DB, _CB, _KB, _LANES = 2, 3, 4, 5, 6, 7, 8
+# 0 S, 1 F, then d, c and the squeeze coefficient of both gammas, then their draws, then the first block's
+# two 64-bit words (rows 10-11 viewed as uint64)
+TS_FAST_STATE_ROWS = 12
+_DA, _CA, _KA, _DB, _CB, _KB, _LANES, _WORDS = 2, 3, 4, 5, 6, 7, 8, 10
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -237,7 +240,8 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     sub = stream[2] * np.uint64(2) + np.uint64(_BETA_SUB)
     base = idx * np.uint64(n_pairs)
     lanes = state[_LANES:_LANES + 2].reshape((2, n_pairs))
-    rng.beta_ge1_first_attempts(state[_DA:_KB + 1].reshape((6, n_pairs)), key, tag, sub, base, scores, lanes)
+    words = state[_WORDS:_WORDS + 2].reshape((2, n_pairs)).view(np.uint64)
+    rng.beta_ge1_first_attempts(state[_DA:_KB + 1].reshape((6, n_pairs)), key, tag, sub, base, scores, lanes, words)
     # finish the draws the first attempt left open (score -1) and take the argmax in the same pass,
     # ties broken as rng.stream_argmax_random_ties does
     best = -np.inf
@@ -248,9 +252,9 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
         if v < 0.0:
             i = p // m
             j = p - i * m
-            v = rng.beta_ge1_finish(state[_DA, i, j], state[_CA, i, j], state[_KA, i, j], state[_DB, i, j],
-                                    state[_CB, i, j], state[_KB, i, j], lanes[0, p], lanes[1, p], key, tag, sub,
-                                    base + np.uint64(p))
+            v = rng.beta_ge1_finish_words(state[_DA, i, j], state[_CA, i, j], state[_KA, i, j], state[_DB, i, j],
+                                          state[_CB, i, j], state[_KB, i, j], lanes[0, p], lanes[1, p], words[0, p],
+                                          words[1, p], key, tag, sub, base + np.uint64(p))
             scores[p] = v
         if v > best:
             best = v
