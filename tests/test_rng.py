@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -307,3 +309,44 @@ def test_first_attempts_settle_almost_every_draw():
     one_lane_open = (lanes[0] < 0.0) != (lanes[1] < 0.0)
     assert np.mean(one_lane_open) > 0.5 * np.mean(out < 0)  # mostly one lane is open: finish reruns only it
 
+
+
+@njit
+def _gamma_without_squeeze(shape, key, tag, sub, idx):
+    """rng.gamma as it was before its squeeze: the logarithmic test decides every draw."""
+    boost = 1.0
+    base = np.uint64(idx) * np.uint64(64)
+    ubase = (np.uint64(1) << np.uint64(62)) + base
+    if shape < 1.0:
+        boost = rng.uniform(key, tag, sub, ubase + np.uint64(63)) ** (1.0 / shape)
+        shape += 1.0
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    for j in range(63):
+        z = rng.normal(key, tag, sub, base + np.uint64(j))
+        v = 1.0 + c * z
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = rng.uniform(key, tag, sub, ubase + np.uint64(j))
+        if math.log(u) < 0.5 * z * z + d - d * v + d * math.log(v):
+            return d * v * boost
+    return d * boost
+
+
+@njit
+def _gammas_both_ways(shapes, key, n):
+    same = 0
+    for s in shapes:
+        for i in range(n):
+            if rng.gamma(s, key, rng.TAG_ARM, 3, np.uint64(i)) == _gamma_without_squeeze(s, key, rng.TAG_ARM, 3,
+                                                                                          np.uint64(i)):
+                same += 1
+    return same
+
+
+def test_gamma_squeeze_changes_no_draw():
+    """The squeeze only spares the logarithms: every draw is the one the logarithmic test alone gives."""
+    shapes = np.array([0.05, 0.3, 0.8, 1.0, 1.7, 3.0, 12.0, 300.0])
+    n = 20000
+    assert _gammas_both_ways(shapes, np.uint64(20261124), n) == shapes.size * n
