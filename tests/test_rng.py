@@ -249,20 +249,21 @@ def test_beta_ab_follows_the_beta_law(a, b):
 
 @njit
 def _first_attempts_and_reference(da, ca, ka, db, cb, kb, key, first, n):
-    consts = np.empty((6, n))
+    table = np.full((rng.FIRST_ATTEMPT_ROWS + 1, n), np.nan)  # row 0 unused: the table's rows start at row0 = 1
     for p in range(n):
-        consts[0, p], consts[1, p], consts[2, p] = da[p], ca[p], ka[p]
-        consts[3, p], consts[4, p], consts[5, p] = db[p], cb[p], kb[p]
+        table[1 + rng.FA_DA, p], table[1 + rng.FA_CA, p], table[1 + rng.FA_KA, p] = da[p], ca[p], ka[p]
+        table[1 + rng.FA_DB, p], table[1 + rng.FA_CB, p], table[1 + rng.FA_KB, p] = db[p], cb[p], kb[p]
     out = np.empty(n)
+    rng.beta_ge1_first_attempts(table, 1, key, rng.TAG_POLICY, 9, first, out)
     lanes = np.empty((2, n))
-    words = np.empty((2, n), dtype=np.uint64)
-    rng.beta_ge1_first_attempts(consts, key, rng.TAG_POLICY, 9, first, out, lanes, words)
     ref = np.empty(n)
     finished = np.empty(n)
     for p in range(n):
+        lanes[0, p], lanes[1, p] = table[1 + rng.FA_X, p], table[1 + rng.FA_Y, p]
         ref[p] = rng.beta_ge1(da[p], ca[p], ka[p], db[p], cb[p], kb[p], key, rng.TAG_POLICY, 9, first + np.uint64(p))
+        word_a, word_b = rng.first_attempt_words(table, 1, p)
         finished[p] = rng.beta_ge1_finish_words(da[p], ca[p], ka[p], db[p], cb[p], kb[p], lanes[0, p], lanes[1, p],
-                                                words[0, p], words[1, p], key, rng.TAG_POLICY, 9, first + np.uint64(p))
+                                                word_a, word_b, key, rng.TAG_POLICY, 9, first + np.uint64(p))
         # the form that recomputes the block agrees
         if rng.beta_ge1_finish(da[p], ca[p], ka[p], db[p], cb[p], kb[p], lanes[0, p], lanes[1, p], key,
                                rng.TAG_POLICY, 9, first + np.uint64(p)) != finished[p]:

@@ -462,20 +462,29 @@ def beta_ge1_finish_words(da, ca, ka, db, cb, kb, x, y, word_a, word_b, key, tag
     return x / (x + y)
 
 
+# Rows of the table beta_ge1_first_attempts works on (one column per draw). One array, not several:
+# every array argument, and every view made to pass one, costs numba's reference counting on every
+# call (profiling: passing four views of a Thompson state instead of one cost about 100 ns a round).
+FIRST_ATTEMPT_ROWS = 12
+FA_DA, FA_CA, FA_KA, FA_DB, FA_CB, FA_KB = 0, 1, 2, 3, 4, 5  # read: the gammas' constants
+FA_X, FA_Y = 6, 7  # written: the gammas where their lane settled, -1 where not
+FA_WORDS = 8  # written: rows 8-11, the first Philox block's four 32-bit words (exact as floats)
+
+
 @njit(cache=True, error_model="numpy", boundscheck=False)
-def beta_ge1_first_attempts(consts, key, tag, sub, first_idx, out, lanes, words):
+def beta_ge1_first_attempts(table, row0, key, tag, sub, first_idx, out):
     """Draws first_idx + p (p < len(out)) where their first attempt settles both gammas, else -1.
 
-    ``consts`` rows: da, ca, ka, db, cb, kb of draw p in column p (one array, not six: each array
-    argument costs reference counting on every call). The first attempt of :func:`gamma_ge1_lane`
+    ``table`` rows row0 + FA_*: da, ca, ka, db, cb, kb of draw p in column p are read; X, Y and the
+    block's words are written. The first attempt of :func:`gamma_ge1_lane`
     for both lanes, as one loop without branches or transcendental functions (it vectorises): a
     ziggurat candidate inside its rectangle, v > 0 and a squeeze decided by u's first 15 bits.
     ``out[p]`` is then bit for bit beta_ge1's value; where any of these fails it is -1 (no Beta
-    draw is negative). ``lanes[0, p]`` and ``lanes[1, p]`` get the gammas X and Y where their lane
-    settled, -1 where not: the caller finishes the draw with :func:`beta_ge1_finish`, which reruns
-    only the open lanes (profiling: rerunning both, with beta_ge1, was a fifth of the Thompson
-    rounds' time). ``words[0, p]`` and ``words[1, p]`` get the block's two 64-bit words, which
-    :func:`beta_ge1_finish_words` takes instead of recomputing the block.
+    draw is negative). Rows FA_X and FA_Y get the gammas X and Y where their lane settled, -1
+    where not: the caller finishes the draw with :func:`beta_ge1_finish_words`, which reruns only
+    the open lanes (profiling: rerunning both, with beta_ge1, was a fifth of the Thompson rounds'
+    time) from the block's words in rows FA_WORDS.. (:func:`first_attempt_words` reads them back)
+    instead of recomputing the block.
     """
     for p in range(out.shape[0]):
         counter = (first_idx + np.uint64(p)) * np.uint64(BETA_GE1_WORDS)
@@ -492,22 +501,34 @@ def beta_ge1_first_attempts(consts, key, tag, sub, first_idx, out, lanes, words)
             za = -za
         if (word_b >> _SIGN_BIT) & np.uint64(1):
             zb = -zb
-        ea = consts[1, p] * za
-        eb = consts[4, p] * zb
+        ea = table[row0 + FA_CA, p] * za
+        eb = table[row0 + FA_CB, p] * zb
         va = 1.0 + ea
         vb = 1.0 + eb
         za2 = za * za
         zb2 = zb * zb
-        coefficient_a = consts[2, p] if ea >= -0.5 else MT_SQUEEZE
-        coefficient_b = consts[5, p] if eb >= -0.5 else MT_SQUEEZE
+        coefficient_a = table[row0 + FA_KA, p] if ea >= -0.5 else MT_SQUEEZE
+        coefficient_b = table[row0 + FA_KB, p] if eb >= -0.5 else MT_SQUEEZE
         lead_a = float((word_a >> _LEAD_SHIFT) & _M15)
         lead_b = float((word_b >> _LEAD_SHIFT) & _M15)
         settled_a = inside_a & (va > 0.0) & ((lead_a + 1.0) * _U_LEAD <= 1.0 - coefficient_a * za2 * za2)
         settled_b = inside_b & (vb > 0.0) & ((lead_b + 1.0) * _U_LEAD <= 1.0 - coefficient_b * zb2 * zb2)
-        x = consts[0, p] * (va * va * va)
-        y = consts[3, p] * (vb * vb * vb)
-        lanes[0, p] = x if settled_a else -1.0
-        lanes[1, p] = y if settled_b else -1.0
-        words[0, p] = word_a
-        words[1, p] = word_b
+        x = table[row0 + FA_DA, p] * (va * va * va)
+        y = table[row0 + FA_DB, p] * (vb * vb * vb)
+        table[row0 + FA_X, p] = x if settled_a else -1.0
+        table[row0 + FA_Y, p] = y if settled_b else -1.0
+        table[row0 + FA_WORDS, p] = float(w0)
+        table[row0 + FA_WORDS + 1, p] = float(w1)
+        table[row0 + FA_WORDS + 2, p] = float(w2)
+        table[row0 + FA_WORDS + 3, p] = float(w3)
         out[p] = x / (x + y) if settled_a & settled_b else -1.0
+
+
+@njit(cache=True, inline="always")
+def first_attempt_words(table, row0, p):
+    """The two 64-bit words of column p's first block, as beta_ge1_first_attempts read them."""
+    w0 = np.uint64(table[row0 + FA_WORDS, p])
+    w1 = np.uint64(table[row0 + FA_WORDS + 1, p])
+    w2 = np.uint64(table[row0 + FA_WORDS + 2, p])
+    w3 = np.uint64(table[row0 + FA_WORDS + 3, p])
+    return w0 | (w1 << _S32), w2 | (w3 << _S32)

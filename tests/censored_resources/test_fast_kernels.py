@@ -116,9 +116,8 @@ def test_ts_fast_finishes_the_draws_its_first_attempt_leaves_open():
         if t > n_arms * m:  # the first attempts alone, on the current state and counters
             first = np.empty(n_arms * m)
             sub = stream[2] * np.uint64(2) + np.uint64(1)
-            rng.beta_ge1_first_attempts(state[2:8].reshape(6, n_arms * m), stream[0], stream[1], sub,
-                                        stream[3] * np.uint64(n_arms * m), first, np.empty((2, n_arms * m)),
-                                        np.empty((2, n_arms * m), dtype=np.uint64))
+            table = state.reshape(state.shape[0], n_arms * m).copy()  # the kernel's own rows stay untouched
+            rng.beta_ge1_first_attempts(table, 2, stream[0], stream[1], sub, stream[3] * np.uint64(n_arms * m), first)
             opened += int(np.sum(first < 0))
         ref_state = state[:4].copy()
         ref_scores = np.empty(n_arms * m)

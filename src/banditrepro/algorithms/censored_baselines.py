@@ -114,7 +114,7 @@ def ts_update(t, state, taus, lam, params, arm, j_played, reward, consumption, c
 # when the pair's counts change; ts_select_fast runs every pair's first attempt in
 # rng.beta_ge1_first_attempts (one Philox block each, a vectorised loop) and finishes the few draws it
 # leaves open with rng.beta_ge1_finish_words (only the gamma that is open, the other kept in rows 8-9, from
-# the block's words the first attempt kept in rows 10-11): every score is bit for bit rng.beta_ab's, as in
+# the block's words the first attempt kept in rows 10-13): every score is bit for bit rng.beta_ab's, as in
 # ts_select.
 
 UCB_FAST_STATE_ROWS = 6
@@ -180,10 +180,13 @@ def ucb_select_fast(t, state, taus, lam, params, scores, stream):
     return choice
 
 
-# 0 S, 1 F, then d, c and the squeeze coefficient of both gammas, then their draws, then the first block's
-# two 64-bit words (rows 10-11 viewed as uint64)
-TS_FAST_STATE_ROWS = 12
-_DA, _CA, _KA, _DB, _CB, _KB, _LANES, _WORDS = 2, 3, 4, 5, 6, 7, 8, 10
+# 0 S, 1 F, then from row 2 on the rows of rng.beta_ge1_first_attempts: d, c and the squeeze coefficient
+# of both gammas (kept by ts_update_fast), then the first attempt's gammas and Philox words (scratch)
+_FIRST_ATTEMPT_ROW = 2
+TS_FAST_STATE_ROWS = _FIRST_ATTEMPT_ROW + rng.FIRST_ATTEMPT_ROWS
+_DA, _CA, _KA = _FIRST_ATTEMPT_ROW + rng.FA_DA, _FIRST_ATTEMPT_ROW + rng.FA_CA, _FIRST_ATTEMPT_ROW + rng.FA_KA
+_DB, _CB, _KB = _FIRST_ATTEMPT_ROW + rng.FA_DB, _FIRST_ATTEMPT_ROW + rng.FA_CB, _FIRST_ATTEMPT_ROW + rng.FA_KB
+_X, _Y = _FIRST_ATTEMPT_ROW + rng.FA_X, _FIRST_ATTEMPT_ROW + rng.FA_Y
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -239,9 +242,9 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     tag = stream[1]
     sub = stream[2] * np.uint64(2) + np.uint64(_BETA_SUB)
     base = idx * np.uint64(n_pairs)
-    lanes = state[_LANES:_LANES + 2].reshape((2, n_pairs))
-    words = state[_WORDS:_WORDS + 2].reshape((2, n_pairs)).view(np.uint64)
-    rng.beta_ge1_first_attempts(state[_DA:_KB + 1].reshape((6, n_pairs)), key, tag, sub, base, scores, lanes, words)
+    # one view of the state, passed whole (see rng.FIRST_ATTEMPT_ROWS)
+    table = state.reshape((state.shape[0], n_pairs))
+    rng.beta_ge1_first_attempts(table, _FIRST_ATTEMPT_ROW, key, tag, sub, base, scores)
     # finish the draws the first attempt left open (score -1) and take the argmax in the same pass,
     # ties broken as rng.stream_argmax_random_ties does
     best = -np.inf
@@ -250,11 +253,10 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     for p in range(n_pairs):
         v = scores[p]
         if v < 0.0:
-            i = p // m
-            j = p - i * m
-            v = rng.beta_ge1_finish_words(state[_DA, i, j], state[_CA, i, j], state[_KA, i, j], state[_DB, i, j],
-                                          state[_CB, i, j], state[_KB, i, j], lanes[0, p], lanes[1, p], words[0, p],
-                                          words[1, p], key, tag, sub, base + np.uint64(p))
+            word_a, word_b = rng.first_attempt_words(table, _FIRST_ATTEMPT_ROW, p)
+            v = rng.beta_ge1_finish_words(table[_DA, p], table[_CA, p], table[_KA, p], table[_DB, p], table[_CB, p],
+                                          table[_KB, p], table[_X, p], table[_Y, p], word_a, word_b, key, tag, sub,
+                                          base + np.uint64(p))
             scores[p] = v
         if v > best:
             best = v
