@@ -153,8 +153,9 @@ def gamma(shape, key, tag, sub, idx):
             continue
         v = v * v * v
         u = uniform(key, tag, sub, ubase + np.uint64(j))
-        # Marsaglia-Tsang's squeeze decides most draws without the logarithms (it accepts only where
-        # the exact test does: the same draw, cheaper; see the note on the squeeze above)
+        # Marsaglia-Tsang's squeeze (valid for shape >= 1, which the boost above ensures) decides most
+        # draws without the logarithms; it accepts only where the exact test does, so the draw is the
+        # same (the note on the squeezes before _ziggurat_tables; tests/test_rng.py compares both forms)
         if u < 1.0 - MT_SQUEEZE * (z * z) * (z * z) or math.log(u) < 0.5 * z * z + d - d * v + d * math.log(v):
             return d * v * boost
     return d * boost
