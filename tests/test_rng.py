@@ -86,12 +86,17 @@ def test_normal_pair_counters_and_box_muller_fallback():
         seen.append(int(counter))
         return (1.0, 1.0) if len(seen) < 16 else (0.25, 0.125)  # (1, 1): s = 2, rejected
 
-    fn = rng.normal_pair.py_func
+    fn = rng.normal_pair_from.py_func  # normal_pair is normal_pair_from(..., first_try=0)
     scripted = types.FunctionType(fn.__code__, {**fn.__globals__, "uniform2": scripted_uniform2})
-    z1, z2 = scripted(5, rng.TAG_ARM, 0, 3)
+    z1, z2 = scripted(5, rng.TAG_ARM, 0, 3, 0)
     assert seen == list(range(48, 64))
     radius = math.sqrt(-2.0 * math.log(0.25))
     assert (z1, z2) == (radius * math.cos(2 * math.pi * 0.125), radius * math.sin(2 * math.pi * 0.125))
+    # resumed at a later try, it reads only the counters from that try on
+    seen.clear()
+    seen.extend([0] * 10)  # the scripted rejections end after 15 calls in all
+    assert scripted(5, rng.TAG_ARM, 0, 3, 10) == (z1, z2)
+    assert seen[10:] == list(range(58, 64))
     # the compiled function on real counters: pair 3 of this stream is accepted at its first attempt (48),
     # pair 4 only at a later one (64 is rejected)
     for idx, accepted_at in ((3, 48), (4, None)):
@@ -351,3 +356,48 @@ def test_gamma_squeeze_changes_no_draw():
     shapes = np.array([0.05, 0.3, 0.8, 1.0, 1.7, 3.0, 12.0, 300.0])
     n = 20000
     assert _gammas_both_ways(shapes, np.uint64(20261124), n) == shapes.size * n
+
+
+@njit
+def _polar_resumed(key, n):
+    """Per pair index: (normal_pair, its value rebuilt from polar_first_try and normal_pair_from(..., 1))."""
+    out = np.empty((n, 4))
+    rejected = 0
+    for i in range(n):
+        z1, z2 = rng.normal_pair(key, rng.TAG_ARM, 7, np.uint64(i))
+        v1, v2, s = rng.polar_first_try(key, rng.TAG_ARM, 7, np.uint64(i))
+        if 0.0 < s < 1.0:
+            f = math.sqrt(-2.0 * math.log(s) / s)
+            w1, w2 = v1 * f, v2 * f
+        else:
+            rejected += 1
+            w1, w2 = rng.normal_pair_from(key, rng.TAG_ARM, 7, np.uint64(i), 1)
+        out[i] = z1, z2, w1, w2
+    return out, rejected
+
+
+def test_polar_first_try_and_resume_give_normal_pair():
+    out, rejected = _polar_resumed(np.uint64(21), 20000)
+    assert np.array_equal(out[:, :2], out[:, 2:])
+    assert 0.15 < rejected / 20000 < 0.28  # 1 - pi/4 of first tries are rejected: both paths are exercised
+
+
+@njit
+def _gammas_split(shapes, key, n):
+    """(gamma, gamma_from_first_try on gamma_first_try's values) for n draws of each shape."""
+    out = np.empty((shapes.size, n, 2))
+    for k in range(shapes.size):
+        for i in range(n):
+            idx = np.uint64(i)
+            boost_u, v1, s, u = rng.gamma_first_try(key, rng.TAG_ARM, 3, idx)
+            out[k, i, 0] = rng.gamma(shapes[k], key, rng.TAG_ARM, 3, idx)
+            out[k, i, 1] = rng.gamma_from_first_try(shapes[k], boost_u, v1, s, u, key, rng.TAG_ARM, 3, idx)
+    return out
+
+
+def test_gamma_from_its_first_try_is_gamma():
+    """Every draw, including those whose first attempt is rejected (the polar try, v <= 0 for small shapes,
+    or the acceptance test), and shape <= 0."""
+    shapes = np.array([0.0, 0.2, 0.8, 1.0, 1.7, 25.0])
+    out = _gammas_split(shapes, np.uint64(8), 20000)
+    assert np.array_equal(out[..., 0], out[..., 1])

@@ -100,8 +100,26 @@ def normal_pair(key, tag, sub, idx):
     Box-Muller transform, so the output is exactly normal in every case. (One call site of uniform2:
     it is inlined, and a second copy of Philox in every caller only costs compile time.)
     """
+    return normal_pair_from(key, tag, sub, idx, 0)
+
+
+@njit(cache=True, inline="always")
+def polar_first_try(key, tag, sub, idx):
+    """(v1, v2, s) of :func:`normal_pair`'s first attempt at pair index ``idx``: one Philox block, no branch,
+    no transcendental function, so a loop of them vectorises. Where 0 < s < 1 the pair is
+    (v1 f, v2 f) with f = sqrt(-2 ln(s) / s); otherwise :func:`normal_pair_from` with ``first_try = 1``."""
+    u1, u2 = uniform2(key, tag, sub, np.uint64(idx) * np.uint64(_POLAR_TRIES))
+    v1 = 2.0 * u1 - 1.0
+    v2 = 2.0 * u2 - 1.0
+    return v1, v2, v1 * v1 + v2 * v2
+
+
+@njit(cache=True, inline="always")
+def normal_pair_from(key, tag, sub, idx, first_try):
+    """:func:`normal_pair` from its attempt ``first_try`` (0..15) on: the pair, given that the earlier attempts
+    were rejected."""
     base = np.uint64(idx) * np.uint64(_POLAR_TRIES)
-    for a in range(_POLAR_TRIES):
+    for a in range(first_try, _POLAR_TRIES):
         u1, u2 = uniform2(key, tag, sub, base + np.uint64(a))
         if a == _POLAR_TRIES - 1:
             break  # the 16th block: Box-Muller below
@@ -138,27 +156,74 @@ def gamma(shape, key, tag, sub, idx):
     if shape <= 0.0:
         return 0.0
     boost = 1.0
-    base = np.uint64(idx) * np.uint64(64)
-    ubase = _UNIFORM_OFFSET + base
     if shape < 1.0:
         # Gamma(a) = Gamma(a + 1) * U^(1/a)
-        boost = uniform(key, tag, sub, ubase + np.uint64(63)) ** (1.0 / shape)
+        boost = uniform(key, tag, sub, _UNIFORM_OFFSET + np.uint64(idx) * np.uint64(64) + np.uint64(63)) ** (1.0 / shape)
         shape += 1.0
     d = shape - 1.0 / 3.0
-    c = 1.0 / math.sqrt(9.0 * d)
-    for j in range(63):
+    return gamma_attempts(d, 1.0 / math.sqrt(9.0 * d), boost, key, tag, sub, idx, 0)
+
+
+@njit(cache=True, inline="always")
+def _gamma_accepts(u, z, v3, d):
+    """Marsaglia-Tsang's acceptance of candidate d v3 (v3 = (1 + c z)^3 > 0) by the uniform u.
+
+    Its squeeze (valid for shape >= 1, which gamma's boost ensures) decides most draws without the
+    logarithms; it accepts only where the exact test does, so the draw is the same (the note on the
+    squeezes before _ziggurat_tables; tests/test_rng.py compares both forms)."""
+    return u < 1.0 - MT_SQUEEZE * (z * z) * (z * z) or math.log(u) < 0.5 * z * z + d - d * v3 + d * math.log(v3)
+
+
+@njit(cache=True)
+def gamma_attempts(d, c, boost, key, tag, sub, idx, first):
+    """:func:`gamma`'s rejection loop (d = shape - 1/3 >= 2/3, c = 1 / sqrt(9 d)) from attempt ``first`` on."""
+    base = np.uint64(idx) * np.uint64(64)
+    ubase = _UNIFORM_OFFSET + base
+    for j in range(first, 63):
         z = normal(key, tag, sub, base + np.uint64(j))
         v = 1.0 + c * z
         if v <= 0.0:
             continue
         v = v * v * v
-        u = uniform(key, tag, sub, ubase + np.uint64(j))
-        # Marsaglia-Tsang's squeeze (valid for shape >= 1, which the boost above ensures) decides most
-        # draws without the logarithms; it accepts only where the exact test does, so the draw is the
-        # same (the note on the squeezes before _ziggurat_tables; tests/test_rng.py compares both forms)
-        if u < 1.0 - MT_SQUEEZE * (z * z) * (z * z) or math.log(u) < 0.5 * z * z + d - d * v + d * math.log(v):
+        if _gamma_accepts(uniform(key, tag, sub, ubase + np.uint64(j)), z, v, d):
             return d * v * boost
     return d * boost
+
+
+# gamma's first attempt in two parts, for callers that draw many gammas at once: gamma_first_try reads its
+# three Philox blocks without a branch or a transcendental function (a loop of them vectorises), and
+# gamma_from_first_try finishes the draw from them, going on with gamma_attempts where that attempt is
+# rejected: the value of gamma at (shape, key, tag, sub, idx).
+@njit(cache=True, inline="always")
+def gamma_first_try(key, tag, sub, idx):
+    """(boost uniform, v1 and s of the normal's first polar try, the acceptance uniform) of gamma's attempt 0."""
+    base = np.uint64(idx) * np.uint64(64)
+    ubase = _UNIFORM_OFFSET + base
+    v1, _v2, s = polar_first_try(key, tag, sub, base)
+    return uniform2(key, tag, sub, ubase + np.uint64(63))[0], v1, s, uniform2(key, tag, sub, ubase)[0]
+
+
+@njit(cache=True, error_model="numpy")
+def gamma_from_first_try(shape, boost_u, v1, s, u, key, tag, sub, idx):
+    """:func:`gamma` given the values :func:`gamma_first_try` read for it."""
+    if shape <= 0.0:
+        return 0.0
+    boost = 1.0
+    if shape < 1.0:
+        boost = boost_u ** (1.0 / shape)
+        shape += 1.0
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    if 0.0 < s < 1.0:
+        z = v1 * math.sqrt(-2.0 * math.log(s) / s)  # normal_pair's first try
+    else:
+        z = normal_pair_from(key, tag, sub, np.uint64(idx) * np.uint64(64), 1)[0]
+    v = 1.0 + c * z
+    if v > 0.0:
+        v = v * v * v
+        if _gamma_accepts(u, z, v, d):
+            return d * v * boost
+    return gamma_attempts(d, c, boost, key, tag, sub, idx, 1)
 
 
 @njit(cache=True)

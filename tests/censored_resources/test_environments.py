@@ -142,3 +142,33 @@ def test_ground_truth_agrees_with_monte_carlo(arms_fn, arm, truncation):
         assert abs(y.mean() - truth.nu[arm, j]) < 4.5 * se + 1e-12
         p_se = max(math.sqrt(below.mean() * (1 - below.mean()) / n), 1e-9)
         assert abs((1 - below.mean()) - truth.censor_prob[arm, j]) < 4.5 * p_se + 1e-12
+
+
+@njit
+def _blocks_and_draws(code, params, table, key, arm, n_blocks):
+    """(draw_block's R, C; draw's R, C) for pulls 0 .. n_blocks * BLOCK_PULLS - 1 of ``arm``."""
+    block = np.empty((ce.BLOCK_ROWS, ce.BLOCK_PULLS))
+    out = np.empty((n_blocks * ce.BLOCK_PULLS, 4))
+    for b in range(n_blocks):
+        first = b * ce.BLOCK_PULLS
+        ce.draw_block(code, params, table, key, arm, first, block)
+        for q in range(ce.BLOCK_PULLS):
+            r, c = ce.draw(code, params, table, key, arm, first + q)
+            out[first + q] = block[0, q], block[1, q], r, c
+    return out
+
+
+def table_arms():
+    rng_ = np.random.default_rng(3)
+    return ce.table_arms(rng_.uniform(size=(3, 50)), rng_.exponential(size=(3, 50)))
+
+
+@pytest.mark.parametrize("arms", [poscorr(), negcorr("unit_square"), ce.gaussian_arms([0.9, 0.1], 0.0, 0.0, 0.1),
+                                  indep(), ce.beta_exp_arms([0.3, 2.5], [4.0, 0.7], [1.0, 3.0]), table_arms()],
+                         ids=["poscorr", "negcorr_unit_square", "low_mu_c", "indep", "beta_exp_shapes", "table"])
+def test_block_draws_are_the_single_draws(arms):
+    """draw_block hands out exactly draw's values, also where the block's first attempts are rejected
+    (unit_square and mu_C = 0 reject about half the Gaussian candidates, so the fallbacks run)."""
+    for arm in range(min(arms.n_arms, 3)):
+        out = _blocks_and_draws(arms.code, arms.params, arms.table, np.uint64(4242 + arm), arm, 40)
+        assert np.array_equal(out[:, :2], out[:, 2:])

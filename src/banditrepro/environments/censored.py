@@ -125,19 +125,26 @@ def table_arms(rewards, consumptions) -> CensoredArms:
 # --- sampling (numba) -----------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def _gaussian_candidate(p, z1, z2, sd, ortho):
+    """(R, C) from a standard normal pair, and whether it lies in the arm's box."""
+    r = p[0] + sd * z1
+    c = p[1] + sd * (p[3] * z1 + ortho * z2)
+    return r, c, p[4] <= r <= p[5] and p[6] <= c <= p[7]
+
+
 @njit(cache=True)
-def _gaussian_draw(p, key, arm, pull):
-    mu_r, mu_c, sigma, rho = p[0], p[1], p[2], p[3]
-    sd = math.sqrt(sigma)
-    ortho = math.sqrt(1.0 - rho * rho)
+def _gaussian_draw(p, key, arm, pull, first_attempt=0):
+    """Pull ``pull`` of a Gaussian arm, from rejection attempt ``first_attempt`` on (the earlier ones rejected)."""
+    sd = math.sqrt(p[2])
+    ortho = math.sqrt(1.0 - p[3] * p[3])
     base = np.uint64(pull) * np.uint64(_MAX_ATTEMPTS)
-    r = mu_r
-    c = mu_c
-    for a in range(_MAX_ATTEMPTS):
+    r = p[0]
+    c = p[1]
+    for a in range(first_attempt, _MAX_ATTEMPTS):
         z1, z2 = rng.normal_pair(key, rng.TAG_ARM, arm, base + np.uint64(a))
-        r = mu_r + sd * z1
-        c = mu_c + sd * (rho * z1 + ortho * z2)
-        if p[4] <= r <= p[5] and p[6] <= c <= p[7]:
+        r, c, inside = _gaussian_candidate(p, z1, z2, sd, ortho)
+        if inside:
             return r, c
     return min(max(r, p[4]), p[5]), min(max(c, p[6]), p[7])
 
@@ -156,6 +163,100 @@ def draw(code, params, table, key, arm, pull):
     if k >= k_runs:
         k = k_runs - 1
     return table[arm, k, 0], table[arm, k, 1]
+
+
+# Block draws. Pull k of arm i depends only on (key, i, k), never on the policy, so a simulation may draw an
+# arm's next BLOCK_PULLS pulls at once (draw_block) and hand them out one by one: the same values as draw.
+# Profiling: one at a time, a Gaussian draw cost about 56 ns and a Beta/Exp draw 160 ns, much of it in
+# Philox blocks and the branches of nested rejection loops. draw_block first reads, for every pull of the
+# block, the Philox blocks of the first attempts in one loop without branches or transcendental functions
+# (it vectorises), then settles each pull from them, going on exactly as draw where an attempt is rejected.
+# Gaussian: the first polar try of each of the first BLOCK_ATTEMPTS rejection attempts; Beta/Exp: each
+# gamma's first attempt (rng.gamma_first_try) and the exponential's uniform.
+BLOCK_PULLS = 32
+BLOCK_ATTEMPTS = 2
+_GAUSSIAN_ROWS = 2  # rows 2 + 3a .. 4 + 3a: (v1, v2, s) of attempt a's first polar try
+_GAMMA_ROWS = (2, 6)  # rows g .. g + 3: rng.gamma_first_try of the reward's gammas X, Y
+_EXP_ROW = 10  # the exponential consumption's uniform
+BLOCK_ROWS = 11  # rows 0, 1: R, C; the rest scratch. One column per pull.
+
+
+@njit(cache=True, error_model="numpy", boundscheck=False)
+def _gaussian_first_tries(key, arm, first_pull, block):
+    for a in range(BLOCK_ATTEMPTS):
+        row = _GAUSSIAN_ROWS + 3 * a
+        for q in range(block.shape[1]):
+            idx = (np.uint64(first_pull) + np.uint64(q)) * np.uint64(_MAX_ATTEMPTS) + np.uint64(a)
+            block[row, q], block[row + 1, q], block[row + 2, q] = rng.polar_first_try(key, rng.TAG_ARM, arm, idx)
+
+
+@njit(cache=True, error_model="numpy")
+def _gaussian_block(p, key, arm, first_pull, block):
+    _gaussian_first_tries(key, arm, first_pull, block)
+    sd = math.sqrt(p[2])
+    ortho = math.sqrt(1.0 - p[3] * p[3])
+    for q in range(block.shape[1]):
+        pull = first_pull + q
+        settled = False
+        for a in range(BLOCK_ATTEMPTS):
+            row = _GAUSSIAN_ROWS + 3 * a
+            s = block[row + 2, q]
+            if 0.0 < s < 1.0:
+                f = math.sqrt(-2.0 * math.log(s) / s)  # rng.normal_pair's first try, from its block
+                z1 = block[row, q] * f
+                z2 = block[row + 1, q] * f
+            else:
+                idx = np.uint64(pull) * np.uint64(_MAX_ATTEMPTS) + np.uint64(a)
+                z1, z2 = rng.normal_pair_from(key, rng.TAG_ARM, arm, idx, 1)
+            r, c, inside = _gaussian_candidate(p, z1, z2, sd, ortho)
+            if inside:
+                block[0, q] = r
+                block[1, q] = c
+                settled = True
+                break
+        if not settled:
+            block[0, q], block[1, q] = _gaussian_draw(p, key, arm, pull, BLOCK_ATTEMPTS)
+
+
+@njit(cache=True, error_model="numpy", boundscheck=False)
+def _beta_exp_first_tries(key, arm, first_pull, block):
+    for lane in range(2):
+        row = _GAMMA_ROWS[lane]
+        sub = np.uint64(2) * np.uint64(arm) + np.uint64(lane)  # rng.beta's sub-streams
+        for q in range(block.shape[1]):
+            idx = np.uint64(first_pull) + np.uint64(q)
+            block[row, q], block[row + 1, q], block[row + 2, q], block[row + 3, q] = rng.gamma_first_try(
+                key, rng.TAG_ARM, sub, idx)
+    exp_sub = np.uint64(_EXP_SUB_OFFSET) + np.uint64(arm)
+    for q in range(block.shape[1]):
+        block[_EXP_ROW, q] = rng.uniform2(key, rng.TAG_ARM, exp_sub, np.uint64(first_pull) + np.uint64(q))[0]
+
+
+@njit(cache=True, error_model="numpy")
+def _beta_exp_block(a, b, rate, key, arm, first_pull, block):
+    _beta_exp_first_tries(key, arm, first_pull, block)
+    for q in range(block.shape[1]):
+        idx = np.uint64(first_pull) + np.uint64(q)
+        gx, gy = _GAMMA_ROWS
+        x = rng.gamma_from_first_try(a, block[gx, q], block[gx + 1, q], block[gx + 2, q], block[gx + 3, q],
+                                     key, rng.TAG_ARM, np.uint64(2) * np.uint64(arm), idx)
+        y = rng.gamma_from_first_try(b, block[gy, q], block[gy + 1, q], block[gy + 2, q], block[gy + 3, q],
+                                     key, rng.TAG_ARM, np.uint64(2) * np.uint64(arm) + np.uint64(1), idx)
+        block[0, q] = 0.5 if x + y == 0.0 else x / (x + y)  # rng.beta
+        block[1, q] = -math.log(block[_EXP_ROW, q]) / rate  # rng.exponential / rate
+
+
+@njit(cache=True)
+def draw_block(code, params, table, key, arm, first_pull, block):
+    """(block[0, q], block[1, q]) = draw(code, params, table, key, arm, first_pull + q) for every column q of
+    ``block`` (BLOCK_ROWS rows; the others are scratch)."""
+    if code == GAUSSIAN:
+        _gaussian_block(params[arm], key, arm, first_pull, block)
+    elif code == BETA_EXP:
+        _beta_exp_block(params[arm, 0], params[arm, 1], params[arm, 2], key, arm, first_pull, block)
+    else:
+        for q in range(block.shape[1]):
+            block[0, q], block[1, q] = draw(code, params, table, key, arm, first_pull + q)
 
 
 # --- cost, penalty and grids ----------------------------------------------------------------

@@ -91,6 +91,8 @@ def _simulate(policy_code, policy_params, env_code, env_params, env_table, taus,
     n_chk = checkpoints.shape[0]
     acc = np.zeros(5)
     scores = np.empty(n_arms * m)
+    # each arm's next pulls, drawn BLOCK_PULLS at a time (ce.draw_block: the values of ce.draw)
+    draws = np.empty((n_arms, ce.BLOCK_ROWS, ce.BLOCK_PULLS))
     for r in range(n_reps):
         state = np.zeros((STATE_ROWS, n_arms, m))
         pulls = np.zeros(n_arms, dtype=np.int64)
@@ -106,8 +108,13 @@ def _simulate(policy_code, policy_params, env_code, env_params, env_table, taus,
             p = _select(policy_code, t, state, taus, lam, policy_params, scores, stream)
             i = p // m
             j = p - i * m
-            reward, consumption = ce.draw(env_code, env_params, env_table, key, i, pulls[i])
-            pulls[i] += 1
+            k = pulls[i]
+            q = k % ce.BLOCK_PULLS
+            if q == 0:
+                ce.draw_block(env_code, env_params, env_table, key, i, k, draws[i])
+            reward = draws[i, 0, q]
+            consumption = draws[i, 1, q]
+            pulls[i] = k + 1
             _update(policy_code, t, state, taus, lam, policy_params, i, j, reward, consumption, cost_slope, stream)
             acc[0] += gaps[i, j]
             if consumption > taus[j]:
