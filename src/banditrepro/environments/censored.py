@@ -134,7 +134,7 @@ def _gaussian_candidate(p, z1, z2, sd, ortho):
 
 
 @njit(cache=True)
-def _gaussian_draw(p, key, arm, pull, first_attempt=0):
+def _gaussian_draw(p, key, arm, pull, first_attempt):
     """Pull ``pull`` of a Gaussian arm, from rejection attempt ``first_attempt`` on (the earlier ones rejected)."""
     sd = math.sqrt(p[2])
     ortho = math.sqrt(1.0 - p[3] * p[3])
@@ -153,7 +153,7 @@ def _gaussian_draw(p, key, arm, pull, first_attempt=0):
 def draw(code, params, table, key, arm, pull):
     """(R, C) of the ``pull``-th (0-based) pull of ``arm`` under noise ``key``."""
     if code == GAUSSIAN:
-        return _gaussian_draw(params[arm], key, arm, pull)
+        return _gaussian_draw(params[arm], key, arm, pull, 0)
     if code == BETA_EXP:
         r = rng.beta(params[arm, 0], params[arm, 1], key, rng.TAG_ARM, arm, pull)
         c = rng.exponential(key, rng.TAG_ARM, np.uint64(_EXP_SUB_OFFSET) + np.uint64(arm), pull) / params[arm, 2]
