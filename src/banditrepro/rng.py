@@ -144,6 +144,14 @@ def exponential(key, tag, sub, idx):
     return -math.log(uniform(key, tag, sub, idx))
 
 
+@njit(cache=True, inline="always")
+def _gamma_counters(idx):
+    """(normal index, uniform counter) of attempt 0 of gamma draw ``idx``; attempt j adds j to both, the boost
+    uniform is at uniform counter + 63."""
+    base = np.uint64(idx) * np.uint64(64)
+    return base, _UNIFORM_OFFSET + base
+
+
 @njit(cache=True)
 def gamma(shape, key, tag, sub, idx):
     """Gamma(shape, 1) by Marsaglia-Tsang.
@@ -158,7 +166,7 @@ def gamma(shape, key, tag, sub, idx):
     boost = 1.0
     if shape < 1.0:
         # Gamma(a) = Gamma(a + 1) * U^(1/a)
-        boost = uniform(key, tag, sub, _UNIFORM_OFFSET + np.uint64(idx) * np.uint64(64) + np.uint64(63)) ** (1.0 / shape)
+        boost = uniform(key, tag, sub, _gamma_counters(idx)[1] + np.uint64(63)) ** (1.0 / shape)
         shape += 1.0
     d = shape - 1.0 / 3.0
     return gamma_attempts(d, 1.0 / math.sqrt(9.0 * d), boost, key, tag, sub, idx, 0)
@@ -177,8 +185,7 @@ def _gamma_accepts(u, z, v3, d):
 @njit(cache=True)
 def gamma_attempts(d, c, boost, key, tag, sub, idx, first):
     """:func:`gamma`'s rejection loop (d = shape - 1/3 >= 2/3, c = 1 / sqrt(9 d)) from attempt ``first`` on."""
-    base = np.uint64(idx) * np.uint64(64)
-    ubase = _UNIFORM_OFFSET + base
+    base, ubase = _gamma_counters(idx)
     for j in range(first, 63):
         z = normal(key, tag, sub, base + np.uint64(j))
         v = 1.0 + c * z
@@ -196,9 +203,9 @@ def gamma_attempts(d, c, boost, key, tag, sub, idx, first):
 # rejected: the value of gamma at (shape, key, tag, sub, idx).
 @njit(cache=True, inline="always")
 def gamma_first_try(key, tag, sub, idx):
-    """(boost uniform, v1 and s of the normal's first polar try, the acceptance uniform) of gamma's attempt 0."""
-    base = np.uint64(idx) * np.uint64(64)
-    ubase = _UNIFORM_OFFSET + base
+    """(boost uniform, v1 and s of the normal's first polar try, the acceptance uniform) of gamma's attempt 0
+    (used only where shape < 1, the boost is read in any case: the loop stays branch-free)."""
+    base, ubase = _gamma_counters(idx)
     v1, _v2, s = polar_first_try(key, tag, sub, base)
     return uniform2(key, tag, sub, ubase + np.uint64(63))[0], v1, s, uniform2(key, tag, sub, ubase)[0]
 
@@ -217,7 +224,7 @@ def gamma_from_first_try(shape, boost_u, v1, s, u, key, tag, sub, idx):
     if 0.0 < s < 1.0:
         z = v1 * math.sqrt(-2.0 * math.log(s) / s)  # normal_pair's first try
     else:
-        z = normal_pair_from(key, tag, sub, np.uint64(idx) * np.uint64(64), 1)[0]
+        z = normal_pair_from(key, tag, sub, _gamma_counters(idx)[0], 1)[0]
     v = 1.0 + c * z
     if v > 0.0:
         v = v * v * v

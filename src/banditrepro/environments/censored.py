@@ -235,9 +235,9 @@ def _beta_exp_first_tries(key, arm, first_pull, block):
 @njit(cache=True, error_model="numpy")
 def _beta_exp_block(a, b, rate, key, arm, first_pull, block):
     _beta_exp_first_tries(key, arm, first_pull, block)
+    gx, gy = _GAMMA_ROWS
     for q in range(block.shape[1]):
         idx = np.uint64(first_pull) + np.uint64(q)
-        gx, gy = _GAMMA_ROWS
         x = rng.gamma_from_first_try(a, block[gx, q], block[gx + 1, q], block[gx + 2, q], block[gx + 3, q],
                                      key, rng.TAG_ARM, np.uint64(2) * np.uint64(arm), idx)
         y = rng.gamma_from_first_try(b, block[gy, q], block[gy + 1, q], block[gy + 2, q], block[gy + 3, q],
