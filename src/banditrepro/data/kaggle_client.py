@@ -1,18 +1,28 @@
 """The Kaggle API boundary: credential check, lazy import, and the one-line messages users need.
 
-``import kaggle`` authenticates at import time and calls ``exit(1)`` when it finds no credentials, so the
-package is imported only here, only after :func:`credentials_available` said yes, and inside a guard that
-turns its ``SystemExit`` into a :class:`KaggleUnavailable` error. Tests replace :func:`import_kaggle_api`
-(the only function that touches the ``kaggle`` package) with a fake.
+``import kaggle`` authenticates at import time. kaggle 1.x calls ``exit(1)`` when it finds no credentials;
+kaggle 2.x swallows that exit and leaves the API unauthenticated (the server then answers 401). With a
+username and key (environment or ``kaggle.json``) neither version touches the network at import; an access
+token (``KAGGLE_API_TOKEN``) is checked against the server there. So the package is imported only here,
+only after :func:`credentials_available` said yes, and inside a guard that turns its ``SystemExit`` into a
+:class:`KaggleUnavailable` error and a failed import into a message naming the missing module and its fix.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from importlib import metadata
 from pathlib import Path
 
 from .integrity import DataError
+
+# How to get back the environment that was tested (README "Quick start", docs/environment.md).
+PINNED_INSTALL = "pip install --require-hashes -r requirements.lock"
+
+# Modules that kaggle and kagglesdk import whose distribution on PyPI has another name.
+MODULE_DISTRIBUTIONS = {"dateutil": "python-dateutil", "dotenv": "python-dotenv", "google": "protobuf",
+                        "slugify": "python-slugify"}
 
 SETUP_STEPS = (
     "create an API token at https://www.kaggle.com/settings (API > Create New Token), save it as "
@@ -70,7 +80,29 @@ def get_kaggle_api(competition: str):
             + SETUP_STEPS.format(competition=competition)
         ) from None
     except ImportError as exc:
-        raise KaggleUnavailable(f"the 'kaggle' package is not installed ({exc}); pip install kaggle") from None
+        raise KaggleUnavailable(import_failure_message(exc)) from None
+
+
+def import_failure_message(exc: ImportError) -> str:
+    """What failed to import and the install that fixes it.
+
+    ``pip install kaggle`` only helps when kaggle itself is absent: when kaggle is installed and one of its
+    own imports fails (kaggle 2.2 imports ``six`` without declaring it), the fix is to install that module.
+    """
+    pinned = f"or install the tested environment with `{PINNED_INSTALL}`"
+    missing = (exc.name or "").split(".")[0] if isinstance(exc, ModuleNotFoundError) else ""
+    if missing == "kaggle":
+        return f"the 'kaggle' package is not installed ({exc}): install it with `pip install kaggle`, {pinned}"
+    try:
+        installed = f"kaggle {metadata.version('kaggle')}"
+    except metadata.PackageNotFoundError:
+        installed = "kaggle"
+    if missing:
+        package = MODULE_DISTRIBUTIONS.get(missing, missing)
+        return (f"{installed} is installed but cannot be imported: the module '{missing}' it needs is missing "
+                f"({exc}): install it with `pip install {package}`, {pinned}")
+    return (f"{installed} is installed but cannot be imported ({type(exc).__name__}: {exc}), likely a dependency "
+            f"at a version it does not support: {pinned}")
 
 
 def http_status(exc: BaseException) -> int | None:
