@@ -1,10 +1,11 @@
 """The Kaggle API boundary: credential check, lazy import, and the one-line messages users need.
 
 ``import kaggle`` authenticates at import time. kaggle 1.x calls ``exit(1)`` when it finds no credentials;
-kaggle 2.x swallows that exit and leaves the API unauthenticated (the server then answers 401). With a
-username and key (environment or ``kaggle.json``) neither version touches the network at import; an access
-token (``KAGGLE_API_TOKEN``) is checked against the server there. So the package is imported only here,
-only after :func:`credentials_available` said yes, and inside a guard that turns its ``SystemExit`` into a
+kaggle 2.2.5 (the version in requirements.lock) catches that exit and leaves the API unauthenticated, so the
+server answers 401. With a username and key (environment or ``kaggle.json``) kaggle 2.2.5 opens no
+connection at import (tests/data/test_kaggle_real_package.py); with an access token (``KAGGLE_API_TOKEN``)
+it asks the server about the token there. So the package is imported only here, only after
+:func:`credentials_available` said yes, and inside a guard that turns its ``SystemExit`` into a
 :class:`KaggleUnavailable` error and a failed import into a message naming the missing module and its fix.
 """
 
