@@ -1,4 +1,4 @@
-# The committed results lock (config/locks/; library: banditrepro.lock; user doc: README "Reproducibility checks").
+# The committed results lock (config/locks/; library: banditrepro.lock; user doc: docs/reproducibility.md, docs/locks.md).
 #   snakemake --cores 2 lock --config scale=smoke      rewrite the smoke locks after an intended change
 #   snakemake --cores 2 verify --config scale=smoke    build what is missing, compare with the locks
 #   snakemake --cores 1 results_at_a_glance            README table from config/locks/verdicts.paper.csv
