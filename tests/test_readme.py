@@ -48,7 +48,7 @@ def test_readme_is_short():
 
 
 def test_readme_sets_up_the_main_job_and_the_tests_the_same_way():
-    commands = [c for c in fenced_lines(README.read_text(encoding="utf-8"), "Run it") if c.startswith("python3 -m venv")]
+    commands = [c for c in fenced_lines(README.read_text(encoding="utf-8"), "Quick start") if c.startswith("python3 -m venv")]
     assert len(commands) == 2, commands
     main_job, tests = commands
     assert main_job.endswith("&& snakemake --cores 8") and tests.endswith("&& pytest")
