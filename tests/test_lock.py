@@ -187,3 +187,99 @@ def test_claims_rows_of_measured_time_figures_are_not_locked(tmp_path):
     assert L.verify_paper(tmp_path, stored, files) == []
     _write(tmp_path, "results/p/claims.csv", claims.replace("C1,fig1,0.5", "C1,fig1,0.4"))
     assert L.verify_paper(tmp_path, stored, files)[0].rows == ["p, claims, claim_id=C1: measured locked 0.5 new 0.4"]
+
+
+# --- platform rounding: last-bit differences are named, never a failure or a reason to re-lock
+
+
+def _locked_paper(root: Path, files: dict[str, str]) -> tuple[dict, list[str]]:
+    rels = [_write(root, rel, text) for rel, text in files.items()]
+    lock, content = L.make_lock(root, "p", "smoke", rels, {}, seed=1)
+    L.write_lock(root, lock, content)
+    return L.read_lock(root, "p", "smoke"), rels
+
+
+CLAIMS = "claim_id,figure,measured,verdict\nC1,fig1,a = 0.3 (R^2 = 0.99),reproduced\n"
+
+
+def test_last_bit_differences_are_platform_rounding_with_their_largest_relative_difference(tmp_path):
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": SUMMARY, "results/p/claims.csv": CLAIMS})
+    _write(tmp_path, files[0], SUMMARY.replace(",2.5,0.2,", ",2.5000000000000004,0.2,")
+           .replace(",0.1,24", ",0.10000000000000002,24"))
+    _write(tmp_path, files[1], CLAIMS.replace("0.3 ", "0.30000000000000004 "))
+    diffs = L.verify_paper(tmp_path, lock, files)
+    assert [d.problem for d in diffs] == [L.PLATFORM_ROUNDING, L.PLATFORM_ROUNDING]
+    assert diffs[1].path == "results/p/fig1/summary.csv"
+    assert diffs[1].max_relative == pytest.approx(abs(0.1 - 0.10000000000000002) / 0.10000000000000002)
+    assert diffs[1].rows == ["p, fig1, panel=regret, algorithm=A2_P2, metric=regret, t=1: se locked 0.1 "
+                             "new 0.10000000000000002",
+                             "p, fig1, panel=regret, algorithm=A2_P2, metric=regret, t=2: mean locked 2.5 "
+                             "new 2.5000000000000004"]
+    text = "\n".join(L.rounding_lines(diffs))
+    worst = max(d.max_relative for d in diffs)
+    assert text.startswith(f"platform rounding (max relative difference {worst:.2g}), not a change of results")
+    assert "results/p/claims.csv: platform rounding" in text
+    assert "Do not re-lock" in text and "snakemake --cores 2 lock" not in text
+
+
+S_ROUNDED = SUMMARY.replace(",2.5,0.2,", ",2.5000000000000004,0.2,")
+
+
+@pytest.mark.parametrize("new_summary, new_claims, expected", [
+    # 4e-8 relative: a change of results
+    (SUMMARY.replace(",2.5,0.2,", ",2.5000001,0.2,"), CLAIMS, {"summary": "differs"}),
+    # a verdict changed beside a rounded number
+    (S_ROUNDED, CLAIMS.replace("reproduced", "not_reproduced"),
+     {"summary": L.PLATFORM_ROUNDING, "claims": "differs"}),
+    # the text around the numbers changed
+    (SUMMARY, CLAIMS.replace("0.3 (R^2", "0.30000000000000004 [R^2"), {"claims": "differs"}),
+    # a row fewer
+    (SUMMARY.replace("regret,A2_P2,regret,2,2.5,0.2,24\n", ""), CLAIMS, {"summary": "differs"}),
+])
+def test_any_other_difference_is_a_change_of_results(tmp_path, new_summary, new_claims, expected):
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": SUMMARY, "results/p/claims.csv": CLAIMS})
+    _write(tmp_path, files[0], new_summary)
+    _write(tmp_path, files[1], new_claims)
+    diffs = L.verify_paper(tmp_path, lock, files)
+    assert {Path(d.path).stem: d.problem for d in diffs} == expected
+    assert bool(L.rounding_lines(diffs)) == (L.PLATFORM_ROUNDING in expected.values())
+
+
+def test_cell_relative_difference_compares_numbers_inside_text():
+    assert L.cell_relative_difference("a = 1.5, b = inf", "a = 1.5000000000000002, b = inf") == pytest.approx(
+        2.220446049250313e-16 / 1.5000000000000002)
+    assert L.cell_relative_difference("b = inf", "b = nan") is None
+    assert L.cell_relative_difference("1.0", "1.0 s") is None
+    assert L.cell_relative_difference("0.0", "1e-300") == 1.0
+
+
+def _run_verify_script(root: Path, files: list[str]) -> tuple[int, str]:
+    """workflow/scripts/verify.py as the verify rule runs it (one paper, smoke scale)."""
+    import runpy
+    from types import SimpleNamespace
+
+    params = SimpleNamespace(repo_root=str(root), scale="smoke", files={"p": files}, not_built={"p": {}},
+                             measured_time={"p": {}}, verdict_papers=[], papers=["p"])
+    log = root / "verify.log"
+    with pytest.raises(SystemExit) as stop:
+        runpy.run_path(str(REPO_ROOT / "workflow" / "scripts" / "verify.py"),
+                       init_globals={"snakemake": SimpleNamespace(params=params, log=[str(log)])})
+    return stop.value.code, log.read_text()
+
+
+def test_verify_passes_platform_rounding_without_inviting_a_relock_and_fails_real_changes(tmp_path):
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": SUMMARY})
+    _write(tmp_path, files[0], SUMMARY.replace(",2.5,0.2,", ",2.5000000000000004,0.2,"))
+    code, text = _run_verify_script(tmp_path, files)
+    assert code == 0, text
+    assert text.startswith("verify OK at scale smoke")
+    assert "platform rounding (max relative difference 1.8e-16), not a change of results" in text
+    assert "mean locked 2.5 new 2.5000000000000004" in text
+    assert "lock --config" not in text
+    _write(tmp_path, files[0], SUMMARY.replace(",2.5,0.2,", ",2.75,0.2,"))
+    code, text = _run_verify_script(tmp_path, files)
+    assert code == 1
+    assert text.startswith("verify FAILED at scale smoke")
+    assert "results/p/fig1/summary.csv: differs" in text and "mean locked 2.5 new 2.75" in text
+    assert "platform rounding" not in text
+    assert "snakemake --cores 2 lock --config scale=smoke" in text

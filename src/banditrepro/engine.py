@@ -50,6 +50,7 @@ from typing import Protocol
 import numpy as np
 from numba import njit
 
+from . import portable
 from . import rng as _rng
 
 
@@ -229,7 +230,8 @@ def checkpoint_grid(horizon: int, spec: dict | None) -> np.ndarray:
     else:
         n = int(spec.get("points", 200))
         if spec.get("spacing", "linear") == "log":
-            pts = np.unique(np.round(np.geomspace(1, horizon, n)).astype(np.int64))
+            # portable.geomspace: np.geomspace's log10 and power run SVML on AVX-512 CPUs
+            pts = np.unique(np.round(portable.geomspace(1, horizon, n)).astype(np.int64))
         else:
             pts = np.unique(np.round(np.linspace(1, horizon, n)).astype(np.int64))
     pts = pts[(pts >= 1) & (pts <= horizon)]

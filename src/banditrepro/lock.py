@@ -15,6 +15,12 @@ Paper scale adds ``config/locks/verdicts.paper.csv``: paper, claim_id, kind, mea
 last paper-scale build. `verify` at paper scale compares verdicts and kinds exactly and every number in
 ``measured`` within :data:`MEASURED_REL_TOL` (relative) or one unit of its last printed digit, whichever is
 larger, the text around the numbers exactly.
+
+Every number is meant to come out the same bits on any x86-64 CPU (banditrepro.portable). A file whose
+numbers differ from the lock only in their last bits (every differing value within
+:data:`PLATFORM_REL_TOL` relative, the text around the numbers and every other cell unchanged) is
+reported as platform rounding, not as a change of results: `verify` names it without failing and without
+inviting a re-lock.
 """
 
 from __future__ import annotations
@@ -49,6 +55,11 @@ MASK = "<not locked>"
 MEASURED_TIME_INPUTS = ("results/censored_resources/forest/",)
 #: rows named per differing file in a mismatch message
 ROWS_SHOWN = 3
+#: largest relative difference of a number that counts as platform rounding (a CPU-dependent last bit,
+#: about 1e-16 per rounding step) rather than a change of results
+PLATFORM_REL_TOL = 1e-12
+#: FileDiff.problem of a file that differs from the lock by platform rounding only
+PLATFORM_ROUNDING = "platform rounding"
 #: compressed content above this size is not stored (the lock keeps the hashes; rows cannot be named)
 MAX_CONTENT_BYTES = 4_000_000
 
@@ -208,8 +219,9 @@ def read_content(root: Path | str, lock: dict) -> dict[str, str]:
 @dataclass
 class FileDiff:
     path: str
-    problem: str  # "differs", "missing", "not in lock"
+    problem: str  # "differs", "missing", "not in lock", PLATFORM_ROUNDING
     rows: list[str] = field(default_factory=list)
+    max_relative: float | None = None  # PLATFORM_ROUNDING: the largest relative difference of a number
 
 
 def _row_key(header: list[str]) -> list[int] | None:
@@ -276,6 +288,65 @@ def diff_rows(path: str, locked_text: str, new_text: str, limit: int = ROWS_SHOW
     return lines
 
 
+def _relative(a: float, b: float) -> float:
+    return 0.0 if a == b else abs(a - b) / max(abs(a), abs(b))
+
+
+def cell_relative_difference(locked: str, new: str) -> float | None:
+    """Largest relative difference between the numbers of two cells whose text around the numbers is the
+    same (a bare number or e.g. claims' ``measured``); None when the text, the count of numbers or a
+    non-finite number differs."""
+    if locked == new:
+        return 0.0
+    if _NUMBER.sub("#", locked) != _NUMBER.sub("#", new):
+        return None
+    worst = 0.0
+    for a, b in zip(_NUMBER.findall(locked), _NUMBER.findall(new)):
+        x, y = float(a), float(b)
+        if not (math.isfinite(x) and math.isfinite(y)):
+            if a.lower() != b.lower():
+                return None
+            continue
+        worst = max(worst, _relative(x, y))
+    return worst
+
+
+def rounding_difference(locked_text: str, new_text: str) -> float | None:
+    """Largest relative difference between two CSV texts that differ only in the values of numbers (same
+    header, rows in the same order, the same text in every cell around its numbers); None otherwise."""
+    old, new = read_rows(locked_text), read_rows(new_text)
+    if len(old) != len(new) or not old or old[0] != new[0]:
+        return None
+    worst = 0.0
+    for a_row, b_row in zip(old[1:], new[1:]):
+        if len(a_row) != len(b_row):
+            return None
+        for a, b in zip(a_row, b_row):
+            rel = cell_relative_difference(a, b)
+            if rel is None:
+                return None
+            worst = max(worst, rel)
+    return worst
+
+
+def rounding_lines(diffs: list[FileDiff]) -> list[str]:
+    """What `verify` says about files that differ by platform rounding only: the largest difference, why it
+    is not a change of results, and the first differing rows. It never asks for a re-lock: relocking would
+    only move the difference to the machines the lock was made on."""
+    rounding = [d for d in diffs if d.problem == PLATFORM_ROUNDING]
+    if not rounding:
+        return []
+    worst = max(d.max_relative or 0.0 for d in rounding)
+    lines = [f"platform rounding (max relative difference {worst:.2g}), not a change of results: "
+             f"{len(rounding)} file(s) differ from the lock only in the last bits of numbers (each within "
+             f"{PLATFORM_REL_TOL:g} relative, no text or verdict changed). Do not re-lock: a call whose "
+             "rounding depends on the CPU reaches these numbers; make it portable (docs/locks.md, Portability)."]
+    for d in rounding:
+        lines.append(f"{d.path}: platform rounding (max relative difference {d.max_relative:.2g})")
+        lines += [f"    {row}" for row in d.rows]
+    return lines
+
+
 def without_figures(text: str, figures: set[str]) -> str:
     """CSV text without the rows of ``figures`` (files with a ``figure`` column, e.g. claims.csv)."""
     rows = read_rows(text)
@@ -316,7 +387,11 @@ def verify_paper(root: Path | str, lock: dict, files: list[str], not_built_here:
             continue
         old, new = without_figures(content[rel], drop), without_figures(text, drop)
         if old != new:
-            diffs.append(FileDiff(rel, "differs", diff_rows(rel, old, new)))
+            rounding = rounding_difference(old, new)
+            if rounding is not None and rounding <= PLATFORM_REL_TOL:
+                diffs.append(FileDiff(rel, PLATFORM_ROUNDING, diff_rows(rel, old, new), max_relative=rounding))
+            else:
+                diffs.append(FileDiff(rel, "differs", diff_rows(rel, old, new)))
     return diffs
 
 

@@ -26,6 +26,8 @@ import math
 import numpy as np
 from numba import njit
 
+from . import portable
+
 _M32 = np.uint64(0xFFFFFFFF)
 _PHILOX_M0 = np.uint64(0xD2511F53)
 _PHILOX_M1 = np.uint64(0xCD9E8D57)
@@ -383,7 +385,7 @@ def _ziggurat_tables():
     x[1] = r
     for i in range(1, _ZIG_LAYERS - 1):
         x[i + 1] = math.sqrt(-2.0 * math.log(v / x[i] + math.exp(-0.5 * x[i] * x[i])))
-    return x, np.exp(-0.5 * x * x)
+    return x, portable.exp(-0.5 * x * x)  # not np.exp: its float64 kernel differs on AVX-512 CPUs
 
 
 ZIG_X, ZIG_F = _ziggurat_tables()

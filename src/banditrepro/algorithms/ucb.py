@@ -12,6 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .. import portable
 from ..engine import PolicyKernel
 
 
@@ -44,7 +45,8 @@ def _prepare(params, horizon):
     """Append sqrt(exploration * log t) for t = 0..horizon (entry 0 unused): the same in every replication."""
     t = np.arange(horizon + 1, dtype=np.float64)
     t[0] = 1.0
-    return np.concatenate([params[:1], np.sqrt(params[0] * np.log(t))])
+    # portable.log, not np.log: NumPy's float64 log kernel differs on AVX-512 CPUs (last bits)
+    return np.concatenate([params[:1], np.sqrt(params[0] * portable.log(t))])
 
 
 UCB1 = PolicyKernel("ucb1", _select, _update, state_rows=4, prepare=_prepare)

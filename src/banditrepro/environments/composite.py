@@ -36,6 +36,7 @@ from numba import njit
 from scipy.special import gamma as gamma_fn
 from scipy.special import zeta
 
+from .. import portable
 from .. import rng as _rng
 
 SHAPE_WEIGHTS = 0
@@ -150,19 +151,21 @@ def polynomial(p: float, near: int = 16, step: float = 0.35, horizon: float = 1e
 
     Trapezoidal nodes y_j (step h) on [ln(1/horizon) - 40/p, 0.5]: a_j = h e^{p y_j}/(ζ(p)Γ(p)),
     ρ_j = exp(-e^{y_j}); nodes whose ρ^(near+1) < 1e-18 cannot matter beyond lag ``near`` and are dropped.
+    exp and powers come from :mod:`banditrepro.portable` (NumPy's exp and power differ in the last bits
+    on AVX-512 CPUs, and these weights drive every observation of the kernel).
     """
     if p <= 1.0:
         raise ValueError("polynomial exponent must exceed 1 (finite total)")
     c = 1.0 / zeta(p)
     tau = np.arange(near + 1, dtype=float)
-    w = np.where(tau >= 1, c * np.maximum(tau, 1.0) ** -p, 0.0)
+    w = np.where(tau >= 1, c * portable.power(np.maximum(tau, 1.0), -p), 0.0)
     y = np.arange(math.log(1.0 / horizon) - 40.0 / p, 0.5, step)
-    a = c * step * np.exp(p * y) / gamma_fn(p)
-    rho = np.exp(-np.exp(y))
-    keep = rho ** (near + 1) > 1e-18
-    a, rho = a[keep], rho[keep]
-    return SpreadShape(f"polynomial p={p:g}", SHAPE_POLYNOMIAL, w, np.cumsum(w), a * rho ** (near + 1), rho,
-                       discount=float(p))
+    a = c * step * portable.exp(p * y) / gamma_fn(p)
+    rho = portable.exp(-portable.exp(y))
+    rho_near = portable.power(rho, near + 1)  # ρ^(near+1)
+    keep = rho_near > 1e-18
+    a, rho, rho_near = a[keep], rho[keep], rho_near[keep]
+    return SpreadShape(f"polynomial p={p:g}", SHAPE_POLYNOMIAL, w, np.cumsum(w), a * rho_near, rho, discount=float(p))
 
 
 def far_tail_weights(shape: SpreadShape, tau: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import portable
 from ..registry import claim_check
 
 VERDICTS = ("reproduced", "not_reproduced", "inconclusive")
@@ -104,9 +105,9 @@ def log_growth(ctx, figure, panel, algorithm, metric=None, t_min=50, r2_min=0.9,
     """Mean curve grows like a log t + b: slope a > 0, R^2 > r2_min, R(T) - R(T/2) > min_increase."""
     c = ctx.curve(figure, panel, algorithm, metric)
     c = c[c.t >= t_min]
-    x = np.log(c.t.values.astype(float))
+    x = portable.log(c.t.values)  # portable: np.log and np.polyfit (LAPACK) round differently by CPU
     y = c["mean"].values
-    a, b = np.polyfit(x, y, 1)
+    a, b = portable.linear_fit(x, y)
     resid = y - (a * x + b)
     r2 = 1.0 - resid.var() / y.var() if y.var() > 0 else 0.0
     T = int(c.t.values[-1])
@@ -151,8 +152,9 @@ def paired_ratio_se(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     ratio = ma / mb if mb != 0 else math.inf
     if n < 2 or mb == 0 or ma == 0:
         return ratio, math.nan
-    cov = np.cov(a, b)
-    rel_var = (cov[0, 0] / ma**2 + cov[1, 1] / mb**2 - 2 * cov[0, 1] / (ma * mb)) / n
+    # sample covariances without np.cov, whose BLAS dot rounds differently by CPU
+    var_a, var_b, cov_ab = portable.covariance(a, a), portable.covariance(b, b), portable.covariance(a, b)
+    rel_var = (var_a / ma**2 + var_b / mb**2 - 2 * cov_ab / (ma * mb)) / n
     return ratio, abs(ratio) * math.sqrt(max(rel_var, 0.0))
 
 

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ... import portable
 from ...registry import claim_check
 from ...report.checks import (
     ClaimResult,
@@ -332,7 +333,7 @@ def _fixed_pulls(ctx, experiment, algorithm):
 
 
 def _regression(x, y):
-    slope, intercept = np.polyfit(x, y, 1)
+    slope, intercept = portable.linear_fit(x, y)  # not np.polyfit: LAPACK rounds differently by CPU
     resid = y - (slope * x + intercept)
     r2 = 1.0 - resid.var() / y.var() if y.var() > 0 else 0.0
     return float(slope), float(intercept), float(r2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
+from ... import portable
 from ...registry import reference_curve
 from .instance import GaussianInstance
 
@@ -12,7 +13,7 @@ from .instance import GaussianInstance
 def thm7_pull_bounds(gaps: np.ndarray, sigma: float, t) -> np.ndarray:
     """Theorem 7: E[n_i^T] <= (8 sigma^2 / Delta_i^2 + 2) log T + 3 for suboptimal arms."""
     gaps = gaps[gaps > 0]
-    return (8 * sigma**2 / gaps**2 + 2) * np.log(t) + 3
+    return (8 * sigma**2 / gaps**2 + 2) * portable.log(t) + 3
 
 
 def _equal_sigma(instance: GaussianInstance) -> float:
@@ -28,7 +29,7 @@ def thm7(t, experiment, threshold=None):
     sigma = _equal_sigma(inst)
     gaps = inst.gaps(False, threshold)
     gaps = gaps[gaps > 0]
-    return sum(d * ((8 * sigma**2 / d**2 + 2) * np.log(t) + 3) for d in gaps)
+    return sum(d * ((8 * sigma**2 / d**2 + 2) * portable.log(t) + 3) for d in gaps)
 
 
 @reference_curve("ucl_thm8")
@@ -38,7 +39,7 @@ def thm8(t, experiment, threshold):
     sigma = _equal_sigma(inst)
     gaps = inst.gaps(False, threshold)
     gaps = gaps[gaps > 0]
-    return sum(d * ((8 * sigma**2 / d**2 + 3) * np.log(t) + 4) for d in gaps)
+    return sum(d * ((8 * sigma**2 / d**2 + 3) * portable.log(t) + 4) for d in gaps)
 
 
 def _sufficing_bound(experiment, threshold, delta, divisor):
@@ -71,4 +72,4 @@ def thm7_robust(t, experiment, units="p"):
     dp = inst.gaps(True, None)
     weights = dp if units == "p" else dx
     keep = dx > 0
-    return sum(w * ((8 / d**2 + 2) * np.log(t) + 3) for w, d in zip(weights[keep], dx[keep]))
+    return sum(w * ((8 / d**2 + 2) * portable.log(t) + 3) for w, d in zip(weights[keep], dx[keep]))

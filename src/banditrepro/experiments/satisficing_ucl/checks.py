@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ... import portable
 from ...registry import claim_check
 from ...report.checks import (
     ClaimResult,
@@ -121,8 +122,8 @@ def log_growth_with_se(ctx, figure, panel, algorithm, t_min=50, r2_min=0.9, min_
     rise judged with its paired s.e."""
     c = ctx.curve(figure, panel, algorithm)
     c = c[c.t >= t_min]
-    x, y = np.log(c.t.values.astype(float)), c["mean"].values
-    a, b = np.polyfit(x, y, 1)
+    x, y = portable.log(c.t.values), c["mean"].values  # not np.log / np.polyfit: CPU-dependent rounding
+    a, b = portable.linear_fit(x, y)
     resid = y - (a * x + b)
     r2 = 1.0 - resid.var() / y.var() if y.var() > 0 else 0.0
     T = int(c.t.values[-1])

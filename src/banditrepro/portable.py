@@ -1,0 +1,125 @@
+"""Numerics whose last bits do not depend on the CPU, for every number that reaches a locked result.
+
+The locks (config/locks/, docs/locks.md) compare results bit for bit, so a number must come out the same
+on any x86-64 CPU with AVX2 or AVX-512, Intel or AMD. Two kinds of NumPy calls break that:
+
+* ufuncs that NumPy dispatches by CPU at run time (``np.lib.introspect.opt_func_info()`` lists the
+  targets). On a CPU with AVX-512 (NumPy 2.4's X86_V4 target) float64 ``exp`` and ``log`` run NumPy's own
+  AVX512F kernels and ``power``, ``log10``, ``log2``, ``log1p``, ``expm1``, ``exp2``, ``cbrt``, ``tan``,
+  ``sinh``, ``cosh``, ``arctan2`` and the inverse trigonometric functions run Intel's SVML; with AVX2
+  they call the C library. ``tanh`` has NumPy's own kernels for AVX2 and AVX-512 and the C library's
+  below. Each of these is within about an ulp of the others, not equal to them. (``np.geomspace`` and
+  ``np.logspace`` call ``log10`` and ``power``; ``x ** 2``, ``sqrt``, ``+ - * /``, ``maximum`` and
+  the like are exactly rounded everywhere.)
+* anything that reaches BLAS or LAPACK: ``@``, ``np.dot``, ``np.cov``, ``np.polyfit`` (``lstsq``).
+  OpenBLAS picks its kernels by CPU (``OPENBLAS_CORETYPE`` overrides the choice), and they accumulate
+  in different orders, with or without FMA.
+
+The functions here evaluate the C library's scalar functions element by element in numba (numba
+calls the same glibc ``exp``/``log``/``pow`` as Python's math module; glibc selects its FMA variant on
+every CPU with AVX2, AVX-512 CPUs included; without fast-math LLVM neither reorders nor fuses the
+arithmetic) and reduce with element-wise products and NumPy's pairwise sums (``add`` has no AVX-512
+loop in NumPy 2.4: AVX2 and AVX-512 CPUs run the same code). Where NumPy calls the C library itself
+(any CPU without AVX-512) they give the same bits as the NumPy calls they replace.
+tests/test_portability.py checks them against math and runs the smoke ``verify`` under other
+BLAS kernels and NumPy targets.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _exp(x, out):
+    for i in range(x.size):
+        out[i] = math.exp(x[i])
+
+
+@njit(cache=True)
+def _log(x, out):
+    for i in range(x.size):
+        out[i] = math.log(x[i])
+
+
+@njit(cache=True)
+def _log10(x, out):
+    for i in range(x.size):
+        out[i] = math.log10(x[i])
+
+
+@njit(cache=True)
+def _power(x, y, out):
+    for i in range(x.size):
+        out[i] = math.pow(x[i], y[i])
+
+
+def _unary(kernel, x) -> np.ndarray:
+    a = np.ascontiguousarray(x, dtype=np.float64)
+    out = np.empty_like(a)
+    kernel(a.reshape(-1), out.reshape(-1))
+    return out
+
+
+def exp(x) -> np.ndarray:
+    """e^x element-wise (the C library's ``exp``), as a float64 array of x's shape."""
+    return _unary(_exp, x)
+
+
+def log(x) -> np.ndarray:
+    """ln x element-wise (the C library's ``log``)."""
+    return _unary(_log, x)
+
+
+def log10(x) -> np.ndarray:
+    """log10 x element-wise (the C library's ``log10``)."""
+    return _unary(_log10, x)
+
+
+def power(x, y) -> np.ndarray:
+    """x^y element-wise with broadcasting (the C library's ``pow``)."""
+    a, b = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    out = np.empty(a.shape)
+    _power(a.reshape(-1), b.reshape(-1), out.reshape(-1))
+    return out
+
+
+def geomspace(start: float, stop: float, num: int) -> np.ndarray:
+    """``np.geomspace(start, stop, num)`` for positive start and stop, computed as NumPy does (10 to the
+    power of a linspace of log10 values, ends set exactly) with the C library's log10 and pow."""
+    if start <= 0 or stop <= 0:
+        raise ValueError("geomspace needs positive start and stop")
+    exponents = np.linspace(math.log10(start), math.log10(stop), num)
+    out = power(10.0, exponents)
+    if num > 0:
+        out[0] = start
+        if num > 1:
+            out[-1] = stop
+    return out
+
+
+def dot_last(a, b) -> np.ndarray:
+    """Σ_k a[..., k] b[..., k] (``a @ b`` for a vector b) without BLAS: an element-wise product summed
+    along the last axis."""
+    return (np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)).sum(axis=-1)
+
+
+def linear_fit(x, y) -> tuple[float, float]:
+    """Least-squares (slope, intercept) of y on x (``np.polyfit(x, y, 1)`` without LAPACK): centred sums."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    dx = x - x.mean()
+    y_mean = y.mean()
+    slope = float((dx * (y - y_mean)).sum() / (dx * dx).sum())
+    return slope, float(y_mean - slope * x.mean())
+
+
+def covariance(a, b) -> float:
+    """Sample covariance of paired values (n - 1 divisor; ``np.cov(a, b)[0, 1]`` without BLAS)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return float(((a - a.mean()) * (b - b.mean())).sum() / (a.size - 1))
