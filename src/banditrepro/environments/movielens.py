@@ -29,7 +29,9 @@ class MovieArms:
 
     @property
     def means(self) -> np.ndarray:
-        return self.probs @ RATINGS
+        # Element-wise product summed per row, not ``probs @ RATINGS``: BLAS's gemv rounds differently
+        # with each CPU's kernel (banditrepro.portable), and these means set every arm's gap.
+        return (self.probs * RATINGS).sum(axis=1)
 
     @property
     def n_arms(self) -> int:

@@ -1,0 +1,173 @@
+"""Locked numbers are the same bits on any x86-64 CPU (AVX2 or AVX-512, Intel or AMD; docs/locks.md,
+"Portability").
+
+One machine cannot run another CPU, so the slow test emulates the choices a CPU makes: OpenBLAS's kernel
+(``OPENBLAS_CORETYPE``), NumPy's SIMD loops (``NPY_DISABLE_CPU_FEATURES``) and numba's vector width
+(``BANDITREPRO_VECTOR_WIDTH``), and checks that the smoke ``verify`` of penalized_fairness, the paper whose
+numbers went through BLAS (MovieLens arm means, Setting 4's pseudo-regret), passes under each without a
+platform-rounding note. The fast tests pin :mod:`banditrepro.portable` to the C library's functions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from repo_copy import SNAKEMAKE, copy_repo, snakemake_env
+
+from banditrepro import portable
+from banditrepro.environments.movielens import MovieArms
+
+PAPER = "penalized_fairness"
+
+
+# --- banditrepro.portable: the C library's functions, element by element
+
+
+def test_exp_log_log10_power_are_the_c_librarys_element_wise():
+    rng = np.random.default_rng(25)
+    x = rng.uniform(-40.0, 40.0, (300, 7))
+    pos = rng.uniform(1e-6, 1e6, 2000)
+    assert portable.exp(x).shape == x.shape
+    assert portable.exp(x).tolist() == [[math.exp(v) for v in row] for row in x.tolist()]
+    assert portable.log(pos).tolist() == [math.log(v) for v in pos.tolist()]
+    assert portable.log10(pos).tolist() == [math.log10(v) for v in pos.tolist()]
+    assert portable.power(pos, -1.7).tolist() == [math.pow(v, -1.7) for v in pos.tolist()]
+    exps = rng.uniform(-3.0, 3.0, pos.size)
+    assert portable.power(pos, exps).tolist() == [math.pow(a, b) for a, b in zip(pos.tolist(), exps.tolist())]
+    assert portable.log(np.arange(1, 6)).tolist() == [math.log(v) for v in range(1, 6)]
+
+
+def test_geomspace_is_numpys_formula_and_gives_the_same_checkpoints():
+    for stop, num in ((10, 2), (1000, 4), (5000, 50), (10**5, 200), (10**6, 120), (3 * 10**6, 500)):
+        exponents = np.linspace(0.0, math.log10(stop), num).tolist()
+        expected = [1.0] + [math.pow(10.0, e) for e in exponents[1:-1]] + [float(stop)]
+        assert portable.geomspace(1, stop, num).tolist() == expected
+        # the integer checkpoints (engine.checkpoint_grid) are those np.geomspace gives
+        assert np.array_equal(np.round(portable.geomspace(1, stop, num)), np.round(np.geomspace(1, stop, num)))
+
+
+def test_dot_last_linear_fit_and_covariance_need_no_blas():
+    rng = np.random.default_rng(7)
+    pulls = rng.integers(0, 10**6, (40, 6, 5))
+    gaps = rng.uniform(0.0, 1.0, 5)
+    # five terms: NumPy adds them left to right, the same on every CPU
+    expected = [[(((p[0] * gaps[0] + p[1] * gaps[1]) + p[2] * gaps[2]) + p[3] * gaps[3]) + p[4] * gaps[4]
+                 for p in rows.tolist()] for rows in pulls]
+    assert portable.dot_last(pulls, gaps).tolist() == expected
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    assert portable.linear_fit(x, 3.0 * x + 2.0) == (3.0, 2.0)
+    y = rng.normal(size=50)
+    xs = np.log(np.arange(50, 100.0))
+    np.testing.assert_allclose(portable.linear_fit(xs, y), np.polyfit(xs, y, 1), rtol=1e-9)
+    a, b = rng.normal(size=30), rng.normal(size=30)
+    assert portable.covariance(a, b) == pytest.approx(np.cov(a, b)[0, 1], rel=1e-12)
+
+
+def _run_python(code: str, **env: str) -> str:
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, **env})
+    return proc.stdout.strip()
+
+
+def _openblas_kernel(env: dict[str, str]) -> str | None:
+    """The OpenBLAS kernel NumPy runs under ``env`` (None where NumPy's BLAS is not OpenBLAS)."""
+    code = ("import json, numpy, threadpoolctl\n"
+            "info = [i for i in threadpoolctl.threadpool_info() if i.get('internal_api') == 'openblas'\n"
+            "        and 'numpy' in i.get('filepath', '')]\n"
+            "print(json.dumps(info[0].get('architecture') if info else None))")
+    return json.loads(_run_python(code, **env))
+
+
+MOVIELENS_MEANS = ("import numpy as np\n"
+                   "from banditrepro.environments.movielens import MovieArms\n"
+                   "probs = np.random.default_rng(5).dirichlet(np.ones(5), size=3000)\n"
+                   "arms = MovieArms(np.arange(3000), np.ones(3000, dtype=np.int64), probs)\n"
+                   "print(arms.means.tobytes().hex())")
+
+
+def test_movielens_arm_means_are_the_same_under_every_blas_kernel():
+    if _openblas_kernel({}) is None:
+        pytest.skip("NumPy does not use OpenBLAS here: OPENBLAS_CORETYPE has no effect")
+    means = {kernel: _run_python(MOVIELENS_MEANS, OPENBLAS_CORETYPE=kernel) for kernel in ("Haswell", "SandyBridge")}
+    assert means["Haswell"] == means["SandyBridge"]
+    probs = np.random.default_rng(5).dirichlet(np.ones(5), size=3000)
+    here = MovieArms(np.arange(3000), np.ones(3000, dtype=np.int64), probs).means
+    assert here.tolist() == [sum(p * r for p, r in zip(row, (1.0, 2.0, 3.0, 4.0, 5.0))) for row in probs.tolist()]
+
+
+# --- the smoke verify under emulated CPUs
+
+
+def _numpy_without_avx2_and_avx512() -> str:
+    """NPY_DISABLE_CPU_FEATURES that leaves NumPy its baseline loops only (its AVX2 and AVX-512 loops off):
+    NumPy >= 2.4 names the x86-64 levels, older NumPy the features."""
+    from numpy._core._multiarray_umath import __cpu_features__ as features
+
+    if "X86_V3" in features:
+        return "X86_V4 X86_V3"
+    return " ".join(f for f in ("AVX512F", "AVX512CD", "AVX512_SKX", "AVX512_CLX", "AVX512_CNL", "AVX512_ICL",
+                                "AVX512_SPR", "AVX2", "FMA3") if features.get(f))
+
+
+SETTINGS = {
+    # OpenBLAS's kernels for AVX2 CPUs (Intel and AMD) and for AVX CPUs: kernels of different families sum
+    # in different orders, as the AVX-512 ones (SkylakeX) do
+    "openblas-haswell": {"OPENBLAS_CORETYPE": "Haswell"},
+    "openblas-sandybridge": {"OPENBLAS_CORETYPE": "SandyBridge"},
+    # NumPy's ufunc loops: its baseline only, as on no AVX2 machine; exp and log then call the C library as
+    # they do on AVX2 machines (AVX-512 machines run NumPy's own kernels: banditrepro.portable avoids them)
+    "numpy-baseline": {"NPY_DISABLE_CPU_FEATURES": _numpy_without_avx2_and_avx512()},
+    # numba at LLVM's default vector width (the 512-bit setting applies on AVX-512 CPUs only)
+    "numba-256-bit": {"BANDITREPRO_VECTOR_WIDTH": "256"},
+}
+
+
+def _setting_in_effect(name: str, env: dict[str, str]) -> str | None:
+    """Why the setting cannot be emulated here (None when it is in effect)."""
+    if name.startswith("openblas"):
+        kernel = _openblas_kernel(env)
+        if kernel is None:
+            return "NumPy does not use OpenBLAS here: OPENBLAS_CORETYPE has no effect"
+        assert kernel == env["OPENBLAS_CORETYPE"], f"OpenBLAS runs its {kernel} kernel, not {env['OPENBLAS_CORETYPE']}"
+    elif name == "numpy-baseline":
+        code = ("from numpy._core._multiarray_umath import __cpu_features__ as f\n"
+                "print(int(any(f.get(k) for k in ('X86_V3', 'X86_V4', 'AVX2', 'AVX512F'))))")
+        assert _run_python(code, **env) == "0", f"{env} leaves NumPy an AVX2 or AVX-512 loop"
+    else:
+        code = "import os, banditrepro\nprint(os.environ.get('NUMBA_CPU_FEATURES', ''))"
+        assert "-prefer-256-bit" not in _run_python(code, **env)
+    return None
+
+
+@pytest.fixture(scope="module")
+def portability_repo(tmp_path_factory) -> Path:
+    return copy_repo(tmp_path_factory.mktemp("portability") / "repo")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("setting", list(SETTINGS))
+def test_smoke_verify_passes_bit_for_bit_under_an_emulated_cpu(portability_repo, setting):
+    env = SETTINGS[setting]
+    why_not = _setting_in_effect(setting, env)
+    if why_not:
+        pytest.skip(why_not)
+    repo = portability_repo
+    # the paper's results and figures are rebuilt under the setting; the processed data (integer
+    # histograms) and numba's cache are shared
+    for top in ("results", "figures"):
+        shutil.rmtree(repo / top / PAPER, ignore_errors=True)
+    proc = subprocess.run([*SNAKEMAKE, "--directory", str(repo), "--snakefile", str(repo / "Snakefile"),
+                           "--cores", "2", "verify", "--config", "scale=smoke", f"papers=[{PAPER}]"],
+                          capture_output=True, text=True, env={**snakemake_env(repo), **env}, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"smoke verify fails under {env}:\n{out[-6000:]}"
+    assert "verify OK at scale smoke" in out
+    assert "platform rounding" not in out, f"numbers differ in their last bits under {env}:\n{out[-6000:]}"
