@@ -139,6 +139,9 @@ def test_dominance_hand_cases():
     assert worst == pytest.approx((950 - 940.5) / 940.5)
     # HT points outside the baseline's U range are not compared
     assert dominance(np.array([300.0]), np.array([1.0]), u_b, w_b)[2] == 0
+    # curves through the same point: a shortfall of float rounding (1e-14) reads 0, a real one does not
+    assert dominance(np.array([0.0]), np.array([900.0 * (1 - 1e-14)]), u_b, w_b)[0] == 0.0
+    assert dominance(np.array([0.0]), np.array([900.0 * (1 - 1e-9)]), u_b, w_b)[0] > 0
 
 
 def test_arm_classes_and_theorem_bounds():
