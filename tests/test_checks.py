@@ -14,9 +14,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from banditrepro import provenance
 from banditrepro.experiments.spec import PaperSpec, load_paper
 from banditrepro.report.checks import (
-    VERDICTS,
     below,
     combine_verdicts,
     compare_below,
@@ -41,10 +41,10 @@ from banditrepro.report.findings import (
     check_findings,
     headline_sentence,
     render_findings,
-    tally,
     verdict_line,
 )
 from banditrepro.report.report import overall_report
+from banditrepro.report.vocabulary import VERDICTS, tally
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 ABOVE, BELOW = math.nextafter(1.0, 2.0), math.nextafter(1.0, 0.0)  # the doubles either side of 1.0
@@ -332,7 +332,7 @@ def test_verdict_line_counts_headline_claims_only():
     assert verdict_line(df) == ("Headline claims: 2 reproduced, 1 not reproduced, 1 inconclusive (of 4) · "
                                 "variant: 1/2 reproduced · sanity: 2/2 reproduced")
     t = tally(df)
-    assert sum(t["headline"].values()) == 4 and t["sanity"]["reproduced"] == 2
+    assert t.count("headline") == 4 and t.count("sanity", "reproduced") == 2
     assert verdict_line(df[df.kind == "headline"]).endswith("· variant: none · sanity: none")
 
 
@@ -355,7 +355,8 @@ def test_overall_report_tallies_headline_claims_and_shows_findings(tmp_path):
     _claims_df(TALLY_ROWS).to_csv(tmp_path / "toy" / "claims.csv", index=False)
     (tmp_path / "toy" / "report.md").write_text("# toy\n")
     text = overall_report({"toy": tmp_path / "toy" / "claims.csv"}, {"toy": tmp_path / "toy" / "report.md"},
-                          tmp_path / "report.md", {"toy": ["First finding.", "Second finding."]})
+                          tmp_path / "report.md", provenance.record({"scale": "paper"}, 7, tmp_path),
+                          {"toy": ["First finding.", "Second finding."]})
     assert "| [toy](toy/report.md) | 4 | 2 | 1 | 1 | 1/2 | 2/2 |" in text
     assert "## toy\n\n- First finding.\n- Second finding.\n" in text
 

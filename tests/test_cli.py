@@ -14,6 +14,8 @@ import yaml
 
 from banditrepro import cli
 from banditrepro.data import DATASET_NAMES, dataset_status
+from banditrepro.report import vocabulary
+from banditrepro.report.findings import read_findings
 
 SCRIPT = Path(sys.executable).with_name("banditrepro")  # installed by `pip install -e .` beside python
 COLUMNS = ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
@@ -108,11 +110,24 @@ def test_verdicts_nothing_built_unknown_and_unbuilt_paper(project, capsys):
     assert status == 2 and "unknown paper 'nope'; known: other, toy" in err
 
 
-def test_findings_section_stops_at_next_heading(tmp_path):
+def test_findings_are_read_by_the_report_layer_up_to_the_next_heading(tmp_path):
     report = tmp_path / "report.md"
-    report.write_text("# T\n\n## Findings\n\n- a\n- b\n\n## Verdicts\n\n- not a finding\n")
-    assert cli.findings_section(report) == "- a\n- b"
-    assert cli.findings_section(tmp_path / "absent.md") is None
+    report.write_text("# T\n\n## Findings\n\n- a\n- b\n### still findings\n\n## Verdicts\n\n- not a finding\n")
+    assert read_findings(report) == "- a\n- b\n### still findings"
+    assert read_findings(tmp_path / "absent.md") is None
+
+
+def test_the_command_counts_with_the_report_layer():
+    """No vocabulary or tally of its own: the same objects as the report layer's."""
+    assert cli.KINDS is vocabulary.KINDS and cli.tally is vocabulary.tally
+    assert not hasattr(cli, "VERDICTS") or cli.VERDICTS is vocabulary.VERDICTS
+
+
+def test_verdicts_starts_without_loading_the_data_stack():
+    """The command imports only the report layer's pure-Python parts: `banditrepro verdicts` answers at once."""
+    code = "import sys; from banditrepro import cli; print(sorted({'pandas', 'numpy'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def offline_project(tmp_path: Path, monkeypatch) -> Path:
@@ -179,3 +194,19 @@ def test_console_script_verdicts_runs_from_the_project_folder(project):
     assert "toy: 3 headline claims" in proc.stdout
     proc = run_script("verdicts", "other", cwd=project)
     assert proc.returncode == 1 and proc.stdout == "" and "no results for other yet" in proc.stderr
+
+
+def test_console_script_verdicts_into_a_pipe_closed_early_ends_quietly(project):
+    """`banditrepro verdicts | head -1`: the reader leaves after one line; no traceback, the SIGPIPE status."""
+    many = [(f"C{i}", "fig1", "statement", "m" * 80, "t", "reproduced", "headline") for i in range(3000)]
+    write_claims(project / "results" / "toy", rows=many)  # far more output than a pipe buffer holds
+    assert SCRIPT.is_file(), f"console script {SCRIPT} missing: pip install -e ."
+    proc = subprocess.Popen([str(SCRIPT), "verdicts", "--width", "0"], cwd=project, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=os.environ.copy())
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    status = proc.wait(timeout=120)
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert first.startswith(b"== toy: 3000 headline claims")
+    assert err == "" and status == cli.BROKEN_PIPE_STATUS

@@ -1,4 +1,4 @@
-"""The results lock (banditrepro.lock): hashing, row diffs, verdict tolerance, the README table."""
+"""The results lock (banditrepro.lock): hashing, row diffs, verdict tolerance."""
 
 from __future__ import annotations
 
@@ -118,30 +118,6 @@ def test_verdicts_rewrite_keeps_other_papers_and_verify_names_changes(tmp_path):
     lines = L.verify_verdicts(rows, "p", claims)
     assert lines[0] == "p, claim C1: verdict locked reproduced new inconclusive"
     assert "measured locked 'x = 0.5' new 'x = 0.7'" in lines[1]
-
-
-def test_glance_table_counts_headline_claims_and_takes_the_first_finding_sentence():
-    rows = [{"paper": "p", "kind": "headline", "verdict": "reproduced"},
-            {"paper": "p", "kind": "headline", "verdict": "inconclusive"},
-            {"paper": "p", "kind": "sanity", "verdict": "not_reproduced"}]
-    report = "# R\n\n## Findings\n\n- Fig. 2 reproduces (P1 < P2). Then more.\n\n## Claims\n"
-    finding = L.first_finding(report)
-    assert finding == "Fig. 2 reproduces (P1 < P2)."
-    assert L.first_finding("# R\n\n## Claims\n") is None
-    table = L.glance_table(rows, {"p": finding})
-    assert table.splitlines()[2] == "| `p` | 2 | 1 | 0 | 1 | Fig. 2 reproduces (P1 < P2). |"
-    readme = L.replace_glance(f"intro\n{L.GLANCE_BEGIN}\nold\n{L.GLANCE_END}\nrest\n", table)
-    assert L.glance_disagreements(readme, rows) == []
-    assert L.readme_findings(readme) == {"p": finding}
-    assert L.glance_disagreements(readme.replace("| 2 | 1 |", "| 2 | 2 |"), rows)
-    assert L.glance_disagreements(readme, rows + [{"paper": "q", "kind": "headline", "verdict": "reproduced"}])
-
-
-def test_readme_results_at_a_glance_agrees_with_the_committed_verdicts_file():
-    rows = L.read_verdicts(REPO_ROOT / L.VERDICTS_FILE)
-    problems = L.glance_disagreements((REPO_ROOT / "README.md").read_text(), rows)
-    assert not problems, ("README.md and config/locks/verdicts.paper.csv disagree (regenerate with "
-                          f"`snakemake --cores 1 results_at_a_glance`): {problems}")
 
 
 def test_rows_of_figures_not_built_here_are_left_out_of_the_claims_comparison(tmp_path):

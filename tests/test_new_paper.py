@@ -20,6 +20,8 @@ import pandas as pd
 import pytest
 from repo_copy import REPO_ROOT, copy_repo
 
+from banditrepro.report.vocabulary import VERDICTS
+
 GUIDE = REPO_ROOT / "docs" / "ADDING_A_PAPER.md"
 FILE_BLOCK = re.compile(r'^```\w+ title="(?P<path>[^"]+)"\n(?P<body>.*?)^```$', re.MULTILINE | re.DOTALL)
 
@@ -70,7 +72,7 @@ def test_a_new_paper_builds_from_the_guide_alone(tmp_path):
     assert summary.t.max() == 300 and summary.n.min() == 12
     claims = pd.read_csv(repo / "results" / paper / "claims.csv")
     assert list(claims.claim_id) == ["C1"]
-    assert claims.verdict.iloc[0] in {"reproduced", "not_reproduced", "inconclusive"}
+    assert claims.verdict.iloc[0] in VERDICTS
     assert claims.kind.iloc[0] == "headline"
     assert (repo / "results" / paper / "report.md").read_text().strip()
     # only the new paper was built

@@ -1,5 +1,7 @@
-"""Snakemake's HTML report (`snakemake --report`) and the findings check at planning time, run in a
-temporary copy of the project on the smoke DAG of satisficing_ucl (the fastest paper)."""
+"""The report layer: its one vocabulary and verdict tally, the README's results-at-a-glance table from the
+verdicts file, the overall report's provenance (unit tests); Snakemake's HTML report (`snakemake --report`),
+the paper and overall reports and the findings check at planning time, run in a temporary copy of the
+project on the smoke DAG of satisficing_ucl (the fastest paper)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,19 @@ import json
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
+import yaml
 
+import banditrepro
+from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
+from banditrepro.lock import VERDICTS_FILE, read_verdicts
+from banditrepro.report import glance
+from banditrepro.report.claims import CLAIM_COLUMNS, read_claims
+from banditrepro.report.findings import headline_sentence, read_findings
+from banditrepro.report.report import overall_report
+from banditrepro.report.vocabulary import KINDS, NOT_MEASURED, VERDICTS, tally
 
 from .test_workflow import _copy_repo, _snakemake
 
@@ -30,6 +42,7 @@ def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("report")
     repo = _copy_repo(root / "repo")
     _snakemake(repo, "--cores", "2", PAPER, "--config", "scale=smoke")
+    _snakemake(repo, "--cores", "2", "results/report.md", "--config", "scale=smoke", f"papers=[{PAPER}]")
     _snakemake(repo, PAPER, "--config", "scale=smoke", "--report", "results/report.html")
     return repo
 
@@ -71,6 +84,24 @@ def test_paper_report_opens_with_findings_and_tallies_headline_claims(built):
     assert "| claim_id | kind | figure |" in text
 
 
+@pytest.mark.slow
+def test_overall_report_states_scale_seed_and_commit_like_the_paper_reports(built):
+    seed = yaml.safe_load((built / "config" / "config.yaml").read_text())["seed"]
+    overall = (built / "results" / "report.md").read_text().splitlines()
+    paper = (built / "results" / PAPER / "report.md").read_text().splitlines()
+    stated = f"scale `smoke` · seed {seed} · banditrepro {banditrepro.__version__} · commit `"
+    assert overall[2].startswith(stated) and paper[2].startswith(f"Paper id `{PAPER}` · {stated}")
+    assert overall[2].split("commit")[1] == paper[2].split("commit")[1]  # the same commit
+    assert overall[4].startswith("> Built at scale `smoke`")
+    sidecar = json.loads((built / "results" / "report.md.provenance.json").read_text())
+    assert sidecar["seed"] == seed and sidecar["config"] == {"papers": [PAPER], "scale": "smoke"}
+    # the findings shown per paper are the paper report's, whose first is the headline sentence
+    claims = read_claims(built / "results" / PAPER / "claims.csv")
+    findings = read_findings(built / "results" / PAPER / "report.md")
+    assert findings.splitlines()[0] == f"- {headline_sentence(claims)}"
+    assert f"## {PAPER}\n\n{findings}\n" in "\n".join(overall)
+
+
 def test_unknown_claim_in_findings_stops_planning_naming_it(tmp_path):
     repo = _copy_repo(tmp_path / "repo")
     cfg = repo / "config" / "papers" / f"{PAPER}.yaml"
@@ -96,3 +127,125 @@ def test_workflow_scripts_share_one_form(script):
     assert isinstance(call, ast.Call) and getattr(call.func, "id", None) == "main"
     assert [getattr(a, "id", None) for a in call.args] == ["snakemake"]
     assert "sys.path" not in script.read_text()
+
+
+# --- the vocabulary and the tally ----------------------------------------------------------------
+
+
+def test_the_verdict_and_kind_lists_are_written_once():
+    """Every other module imports them from report.vocabulary; the paper schema (YAML, it cannot import)
+    is checked against them below."""
+    def literal(words):  # a tuple, list or set of exactly these strings, in any quotes
+        return re.compile(r"[(\[{]\s*" + r",\s*".join(f"[\"']{w}[\"']" for w in words) + r"\s*,?\s*[)\]}]")
+
+    lists = [literal(VERDICTS), literal(KINDS)]
+    vocabulary = REPO_ROOT / "src" / "banditrepro" / "report" / "vocabulary.py"
+    sources = [p for top in ("src", "workflow", "tests") for p in (REPO_ROOT / top).rglob("*")
+               if p.suffix in (".py", ".smk") and p != vocabulary]
+    sources.append(REPO_ROOT / "Snakefile")
+    assert len(sources) > 50
+    copies = [str(p.relative_to(REPO_ROOT)) for p in sources for pattern in lists if pattern.search(p.read_text())]
+    assert copies == [], f"a copy of the verdict or kind list (import it from banditrepro.report.vocabulary): {copies}"
+    assert all(pattern.search(vocabulary.read_text()) for pattern in lists)
+
+
+def test_the_paper_schema_spells_the_same_verdicts_and_kinds():
+    schema = yaml.safe_load((REPO_ROOT / "src" / "banditrepro" / "experiments" / "paper.schema.yaml").read_text())
+    enums = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "enum" in node:
+                enums.append(node["enum"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    verdict_enums = [e for e in enums if "reproduced" in e]
+    kind_enums = [e for e in enums if "headline" in e]
+    assert len(verdict_enums) == 2 and len(kind_enums) == 1
+    assert all(e == list(VERDICTS) for e in verdict_enums) and kind_enums[0] == list(KINDS)
+
+
+def test_tally_counts_by_kind_and_verdict_in_table_order_keeping_unknown_words():
+    rows = [{"claim_id": "A", "kind": "headline", "verdict": "not_reproduced"},
+            {"claim_id": "B", "kind": "", "verdict": "reproduced"},  # no kind: a headline claim
+            {"claim_id": "C", "verdict": "not_reproduced"},
+            {"claim_id": "D", "kind": "variant", "verdict": "passed"},
+            {"claim_id": "E", "kind": "extra", "verdict": "reproduced"}]
+    t = tally(rows)
+    assert t.count("headline") == 3 and t.count("headline", "not_reproduced") == 2
+    assert t.ids("headline") == ["A", "B", "C"] and t.ids("headline", "not_reproduced") == ["A", "C"]
+    assert t.count("sanity") == 0 and t.rows("sanity", "reproduced") == []
+    assert t.kinds() == [*KINDS, "extra"] and t.verdicts("variant") == [*VERDICTS, "passed"]
+    assert t.verdicts("headline") == list(VERDICTS)
+    frame = pd.DataFrame(rows).fillna("")
+    assert tally(frame).ids("headline") == t.ids("headline")
+    assert [tally(frame).count(k, v) for k in t.kinds() for v in t.verdicts(k)] == \
+        [t.count(k, v) for k in t.kinds() for v in t.verdicts(k)]
+
+
+# --- results at a glance -------------------------------------------------------------------------
+
+GLANCE_ROWS = [{"paper": "p", "claim_id": "A", "kind": "headline", "measured": "1", "verdict": "reproduced"},
+               {"paper": "p", "claim_id": "B", "kind": "headline", "measured": "a | b", "verdict": "inconclusive"},
+               {"paper": "p", "claim_id": "S", "kind": "sanity", "measured": "0", "verdict": "not_reproduced"},
+               {"paper": "q", "claim_id": "C1", "kind": "headline", "measured": NOT_MEASURED,
+                "verdict": "inconclusive"},
+               {"paper": "q", "claim_id": "C|2", "kind": "headline", "measured": "x", "verdict": "not_reproduced"}]
+
+
+def test_glance_table_counts_headline_claims_and_states_the_headline_sentence():
+    table = glance.glance_table(GLANCE_ROWS).splitlines()
+    assert table[0] == "| " + " | ".join(glance.GLANCE_HEADER) + " |"
+    assert table[2] == ("| `p` | 2 | 1 | 0 | 1 | 1 of the paper's 2 headline claims reproduces and 1 is "
+                        "inconclusive (B). |")
+    # a pipe in a claim id is escaped so that the Markdown row keeps its cells
+    assert table[3] == ("| `q` | 2 | 0 | 1 | 1 | 0 of the paper's 2 headline claims reproduce, 1 does not (C\\|2) "
+                        "and 1 could not be measured, its figure not built (C1). |")
+    assert len(table) == 4
+
+
+def test_glance_disagreements_name_what_differs():
+    readme = glance.replace_glance(f"intro\n{glance.GLANCE_BEGIN}\nold\n{glance.GLANCE_END}\nrest\n",
+                                   glance.glance_table(GLANCE_ROWS))
+    assert readme.startswith("intro\n") and readme.endswith(f"{glance.GLANCE_END}\nrest\n")
+    assert glance.glance_disagreements(readme, GLANCE_ROWS) == []
+    changed = glance.glance_disagreements(readme.replace("| 2 | 1 | 0 | 1 |", "| 2 | 2 | 0 | 0 |"), GLANCE_ROWS)
+    assert len(changed) == 1 and changed[0].startswith("p: README shows")
+    assert glance.glance_disagreements(readme, GLANCE_ROWS + [{**GLANCE_ROWS[0], "paper": "r"}]) == \
+        ["r: in the verdicts file, not in README"]
+    assert glance.glance_disagreements(readme, GLANCE_ROWS[:3]) == ["q: in README, not in the verdicts file"]
+    swapped = glance.glance_disagreements(readme, GLANCE_ROWS[3:] + GLANCE_ROWS[:3])
+    assert swapped == ["README lists the papers in another order than the verdicts file"]
+    assert glance.glance_disagreements("no markers", GLANCE_ROWS) == ["README.md has no results-at-a-glance markers"]
+    with pytest.raises(ValueError, match="markers"):
+        glance.replace_glance("no markers", "table")
+
+
+def test_readme_results_at_a_glance_agrees_with_the_committed_verdicts_file():
+    rows = read_verdicts(REPO_ROOT / VERDICTS_FILE)
+    problems = glance.glance_disagreements((REPO_ROOT / "README.md").read_text(), rows)
+    assert not problems, ("README.md and config/locks/verdicts.paper.csv disagree (regenerate with "
+                          f"`snakemake --cores 1 results_at_a_glance`): {problems}")
+
+
+# --- the overall report --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", ["smoke", "paper"])
+def test_overall_report_states_its_provenance_and_warns_below_paper_scale(tmp_path, scale):
+    (tmp_path / "toy").mkdir()
+    pd.DataFrame([("H1", "f", "s", "m", "t", "reproduced", "headline")], columns=CLAIM_COLUMNS).to_csv(
+        tmp_path / "toy" / "claims.csv", index=False)
+    prov = {**provenance.record({"scale": scale}, 7, tmp_path), "git_commit": "abc123"}
+    text = overall_report({"toy": tmp_path / "toy" / "claims.csv"}, {"toy": tmp_path / "toy" / "report.md"},
+                          tmp_path / "report.md", prov)
+    lines = text.splitlines()
+    assert lines[:3] == ["# banditrepro replication report", "",
+                         f"scale `{scale}` · seed 7 · banditrepro {banditrepro.__version__} · commit `abc123`"]
+    assert (f"> Built at scale `{scale}`" in text) is (scale != "paper")
+    assert "| [toy](toy/report.md) | 1 | 1 | 0 | 0 | 0/0 | 0/0 |" in text

@@ -13,17 +13,21 @@ import pytest
 import yaml
 from repo_copy import CHEAP_PAPER, copy_repo, result_bytes, run_snakemake
 
+from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
-from banditrepro.report.claims import CLAIM_COLUMNS, NOT_MEASURED
-from banditrepro.report.report import STABILITY_COLUMN, stability_labels, stability_summary
-from banditrepro.robustness import (
+from banditrepro.report.claims import CLAIM_COLUMNS
+from banditrepro.report.robustness import (
+    STABILITY_COLUMN,
     assemble_robustness,
     headline_figures,
     robustness_seeds,
     robustness_seeds_of,
     seed_sensitive,
+    stability_labels,
     stability_sentence,
+    stability_summary,
 )
+from banditrepro.report.vocabulary import NOT_MEASURED
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -195,11 +199,12 @@ def test_overall_report_counts_stable_headline_claims_per_paper(tmp_path):
         (tmp_path / paper / "report.md").write_text("# r\n")
     _toy_table().to_csv(tmp_path / "toy" / "robustness.csv", index=False)
     papers = ("toy", "other")
+    prov = provenance.record({"scale": "smoke"}, 7, tmp_path)
     text = overall_report({p: tmp_path / p / "claims.csv" for p in papers},
-                          {p: tmp_path / p / "report.md" for p in papers}, tmp_path / "report.md", {},
+                          {p: tmp_path / p / "report.md" for p in papers}, tmp_path / "report.md", prov, {},
                           {"toy": tmp_path / "toy" / "robustness.csv"})
     rows = [line for line in text.splitlines() if line.startswith("| [")]
     assert rows[0].endswith("| 1/2 stable |") and rows[1].endswith("| not built |")
     without = overall_report({p: tmp_path / p / "claims.csv" for p in papers},
-                             {p: tmp_path / p / "report.md" for p in papers}, tmp_path / "report2.md")
+                             {p: tmp_path / p / "report.md" for p in papers}, tmp_path / "report2.md", prov)
     assert STABILITY_COLUMN not in without

@@ -13,6 +13,7 @@ from repo_copy import copy_repo as _copy_repo
 from repo_copy import run_snakemake as _snakemake
 
 from banditrepro.experiments.spec import load_paper
+from banditrepro.report.vocabulary import VERDICTS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PAPERS = sorted(p.stem for p in (REPO_ROOT / "config" / "papers").glob("*.yaml"))
@@ -36,7 +37,7 @@ def test_smoke_dag_builds_figures_summaries_and_claims(workdir, paper):
     claims = pd.read_csv(workdir / "results" / paper / "claims.csv")
     assert list(claims.columns) == ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
     assert set(claims.claim_id) == {c["id"] for c in spec.claims}
-    assert set(claims.verdict) <= {"reproduced", "not_reproduced", "inconclusive"}
+    assert set(claims.verdict) <= set(VERDICTS)
     assert (workdir / "results" / paper / "report.md").exists()
     built = [f.stem for f in (workdir / "figures" / paper).glob("*.png")]
     assert built, "no figure was built"

@@ -13,14 +13,17 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
-from collections import Counter
 from pathlib import Path
 
-VERDICTS = ("reproduced", "not_reproduced", "inconclusive")
-KINDS = ("headline", "variant", "sanity")
-DEFAULT_KIND = "headline"  # claims.csv written before the kind column counts every claim as headline
+# the report layer's pandas-free parts: the command starts without loading the data stack
+from .report.findings import FINDINGS_HEADING, read_findings
+from .report.vocabulary import HEADLINE, KINDS, Tally, tally
+
 TABLE_COLUMNS = ("claim_id", "figure", "verdict", "measured", "threshold")
+#: the exit status of a command whose output pipe was closed early (128 + SIGPIPE, as the shell reports)
+BROKEN_PIPE_STATUS = 141
 
 
 class CliError(Exception):
@@ -45,29 +48,11 @@ def built_papers(results: Path) -> list[str]:
     return sorted(p.parent.name for p in Path(results).glob("*/claims.csv"))
 
 
-def read_claims(path: Path) -> list[dict[str, str]]:
-    """Rows of a claims.csv; a missing ``kind`` column (older builds) means every claim is a headline."""
+def read_claim_rows(path: Path) -> list[dict[str, str]]:
+    """Rows of a claims.csv, every cell as written (a build without the ``kind`` column counts every
+    claim as headline: :func:`banditrepro.report.vocabulary.tally`)."""
     with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
-    for row in rows:
-        row["kind"] = row.get("kind") or DEFAULT_KIND
-    return rows
-
-
-def findings_section(report: Path) -> str | None:
-    """Body of the ``## Findings`` section of a paper's report.md, or None when there is none."""
-    if not report.is_file():
-        return None
-    lines = report.read_text(encoding="utf-8").splitlines()
-    for i, line in enumerate(lines):
-        if line.strip() == "## Findings":
-            body = []
-            for nxt in lines[i + 1:]:
-                if nxt.startswith("## ") or nxt.startswith("# "):
-                    break
-                body.append(nxt)
-            return "\n".join(body).strip("\n")
-    return None
+        return list(csv.DictReader(fh))
 
 
 def build_scale(results: Path, paper: str) -> str | None:
@@ -94,38 +79,38 @@ def format_table(rows: list[dict[str, str]], columns=TABLE_COLUMNS, width: int =
     return "\n".join(lines)
 
 
-def tally(rows: list[dict[str, str]]) -> str:
-    counts = Counter(r["verdict"] for r in rows)
-    extra = sorted(set(counts) - set(VERDICTS))
-    return ", ".join(f"{counts[v]} {v}" for v in (*VERDICTS, *extra))
+def verdict_counts(counts: Tally, kind: str) -> str:
+    """'1 reproduced, 1 not_reproduced, 0 inconclusive' for the claims of one kind."""
+    return ", ".join(f"{counts.count(kind, v)} {v}" for v in counts.verdicts(kind))
 
 
 def paper_verdicts(results: Path, paper: str, width: int = 60) -> str:
     """The text ``banditrepro verdicts PAPER`` prints for one built paper."""
-    rows = read_claims(Path(results) / paper / "claims.csv")
-    by_kind = {k: [r for r in rows if r["kind"] == k] for k in KINDS}
-    other = [r for r in rows if r["kind"] not in KINDS]
-    headline = by_kind["headline"]
+    counts = tally(read_claim_rows(Path(results) / paper / "claims.csv"))
+    headline = counts.rows(HEADLINE)
     scale = build_scale(results, paper)
     title = f"{paper}" + (f" (scale {scale})" if scale else "")
-    out = [f"== {title}: {len(headline)} headline claims: {tally(headline) if headline else 'none'}"]
+    out = [f"== {title}: {len(headline)} headline claims: "
+           f"{verdict_counts(counts, HEADLINE) if headline else 'none'}"]
     if scale and scale != "paper":
         out.append(f"   built at scale {scale}: the verdicts test the pipeline, not the paper")
     if headline:
         out += ["", format_table(headline, width=width)]
     out.append("")
-    for kind in ("variant", "sanity"):
-        group = by_kind[kind]
-        out.append(f"{kind} claims: {len(group)}" + (f" ({tally(group)})" if group else ""))
+    for kind in KINDS:
+        if kind != HEADLINE:
+            n = counts.count(kind)
+            out.append(f"{kind} claims: {n}" + (f" ({verdict_counts(counts, kind)})" if n else ""))
+    other = [k for k in counts.kinds() if k not in KINDS]
     if other:
-        out.append(f"claims of unknown kind ({', '.join(sorted({r['kind'] for r in other}))}): {len(other)}")
+        out.append(f"claims of unknown kind ({', '.join(other)}): {sum(counts.count(k) for k in other)}")
     report = Path(results) / paper / "report.md"
-    findings = findings_section(report)
+    findings = read_findings(report)
     out.append("")
     if findings:
         out += ["Findings:", findings]
     elif report.is_file():
-        out.append(f"Findings: none ({report} has no '## Findings' section)")
+        out.append(f"Findings: none ({report} has no '{FINDINGS_HEADING}' section)")
     else:
         out.append(f"Findings: none ({report} not built)")
     return "\n".join(out)
@@ -211,8 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def run(argv: list[str]) -> int:
     if argv and argv[0] == "bench":  # the benchmark owns its options and --help
         from .bench import main as bench_main
 
@@ -233,6 +217,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"banditrepro: {exc}", file=sys.stderr)
         return exc.status
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        status = run(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's flush at exit
+    except BrokenPipeError:
+        # the reader left (`banditrepro verdicts | head`): the usual way out for a command line tool is
+        # quiet, with stdout pointed at /dev/null so that the flush at exit cannot fail a second time
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE_STATUS
+    return status
 
 
 if __name__ == "__main__":

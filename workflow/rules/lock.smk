@@ -53,7 +53,6 @@ rule results_at_a_glance:
         verdicts=str(VERDICTS_FILE),
     params:
         readme=str(REPO_ROOT / "README.md"),
-        repo_root=str(REPO_ROOT),
     log:
         "logs/lock/results_at_a_glance.log",
     localrule: True

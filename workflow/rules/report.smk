@@ -102,6 +102,7 @@ rule report:
     output:
         "results/report.md",
     params:
+        seed=config["seed"],
         scale=config["scale"],
     log:
         "logs/report.log",

@@ -1,4 +1,4 @@
-# Verdict stability across root seeds (library: banditrepro.robustness; user doc: README "Verdict stability").
+# Verdict stability across root seeds (library: banditrepro.report.robustness; user doc: README "Verdict stability").
 #   snakemake --cores 2 robustness_satisficing_ucl   one paper      snakemake --cores 2 robustness   every paper
 # Every headline claim of a paper is rebuilt under each extra root seed (config `robustness_seeds`) by the
 # normal simulation, summary and claim rules, their outputs under results/robustness/seed<S>/<paper>/: the

@@ -1,5 +1,5 @@
 # Helper functions of the robustness rules (workflow/rules/robustness.smk); no rules here.
-from banditrepro.robustness import headline_figures, robustness_seeds
+from banditrepro.report.robustness import headline_figures, robustness_seeds
 
 try:
     ROBUSTNESS_SEEDS = robustness_seeds(config["seed"], config.get("robustness_seeds"))

@@ -3,6 +3,7 @@
 from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import evaluate_claims, write_claims
+from banditrepro.report.findings import verdict_line
 from banditrepro.workflow_io import context_from_inputs, logged, repo_root
 
 
@@ -17,7 +18,7 @@ def main(snakemake) -> None:
         prov = provenance.record({"claims": snakemake.params.claims, "scale": snakemake.params.scale},
                                  snakemake.params.seed, root, paper=w.paper, figure=w.figure)
         provenance.write_sidecar(snakemake.output[0], prov)
-        print(claims.verdict.value_counts().to_string())
+        print(verdict_line(claims))
 
 
 main(snakemake)  # noqa: F821 - injected by Snakemake

@@ -3,6 +3,7 @@
 from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import merge_claims, read_claims, write_claims
+from banditrepro.report.findings import verdict_line
 from banditrepro.workflow_io import logged, repo_root
 
 
@@ -16,7 +17,7 @@ def main(snakemake) -> None:
         prov = provenance.record({"claims": spec.claims, "scale": snakemake.params.scale}, snakemake.params.seed,
                                  root, paper=w.paper)
         provenance.write_sidecar(snakemake.output[0], prov)
-        print(claims.verdict.value_counts().to_string())
+        print(verdict_line(claims))
 
 
 main(snakemake)  # noqa: F821 - injected by Snakemake

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import read_claims
 from banditrepro.report.findings import render_findings
@@ -17,7 +18,10 @@ def main(snakemake) -> None:
         findings = {paper: render_findings(load_paper(paper, snakemake.params.scale, root), read_claims(path))
                     for paper, path in claims.items()}
         robustness = {Path(p).parent.name: Path(p) for p in snakemake.input.robustness}
-        overall_report(claims, reports, Path(snakemake.output[0]), findings, robustness)
+        prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
+                                 root)
+        overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness)
+        provenance.write_sidecar(snakemake.output[0], prov)
 
 
 main(snakemake)  # noqa: F821 - injected by Snakemake

@@ -14,8 +14,7 @@ import numpy as np
 
 from .. import portable
 from ..registry import claim_check
-
-VERDICTS = ("reproduced", "not_reproduced", "inconclusive")
+from .vocabulary import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, VERDICTS
 
 
 @dataclass
@@ -36,7 +35,7 @@ def fmt(x) -> str:
 
 
 def verdict_from(passed: bool) -> str:
-    return "reproduced" if passed else "not_reproduced"
+    return REPRODUCED if passed else NOT_REPRODUCED
 
 
 def combine_verdicts(verdicts) -> str:
@@ -47,12 +46,12 @@ def combine_verdicts(verdicts) -> str:
     if bad:
         raise ValueError(f"not a verdict: {bad[0]!r} (one of {VERDICTS})")
     if not verdicts:
-        return "inconclusive"
-    if all(v == "reproduced" for v in verdicts):
-        return "reproduced"
-    if any(v == "not_reproduced" for v in verdicts):
-        return "not_reproduced"
-    return "inconclusive"
+        return INCONCLUSIVE
+    if all(v == REPRODUCED for v in verdicts):
+        return REPRODUCED
+    if any(v == NOT_REPRODUCED for v in verdicts):
+        return NOT_REPRODUCED
+    return INCONCLUSIVE
 
 
 def compare_greater(diff: float, se: float, z: float = 2.0) -> str:
@@ -60,10 +59,10 @@ def compare_greater(diff: float, se: float, z: float = 2.0) -> str:
     if not math.isfinite(se) or se == 0.0:
         return verdict_from(diff > 0)
     if diff > z * se:
-        return "reproduced"
+        return REPRODUCED
     if diff < -z * se:
-        return "not_reproduced"
-    return "inconclusive"
+        return NOT_REPRODUCED
+    return INCONCLUSIVE
 
 
 def compare_threshold(value: float, se: float, threshold: float, below: bool = True, z: float = 2.0) -> str:
@@ -239,7 +238,7 @@ def below(ctx, figure, panel, lower, higher, at="final", metric=None, higher_fig
     worst = min(comps, key=lambda c: c.margin)
     pairs: dict[tuple[str, str], str] = {}
     for c in comps:  # each pair's worst verdict over the horizons
-        pairs[(c.lower, c.higher)] = combine_verdicts([pairs.get((c.lower, c.higher), "reproduced"), c.verdict])
+        pairs[(c.lower, c.higher)] = combine_verdicts([pairs.get((c.lower, c.higher), REPRODUCED), c.verdict])
     where = f"T={worst.t}" if at == "final" else f"worst of {len(comps) // len(pairs)} horizons: T={worst.t}"
     if paired:
         where += f"; difference {fmt(worst.b - worst.a)} ± {fmt(worst.se_diff)} paired"

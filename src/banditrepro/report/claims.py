@@ -17,11 +17,10 @@ from ..registry import CLAIM_CHECKS, lookup
 from . import checks as _generic_checks  # noqa: F401  (registers the generic checks)
 from .checks import ClaimResult
 from .context import ResultsContext
+from .vocabulary import INCONCLUSIVE, NOT_MEASURED
 
 CLAIM_COLUMNS = ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
-CLAIM_KINDS = ("headline", "variant", "sanity")
 STANDIN_MARK = "[STAND-IN DATA] "
-NOT_MEASURED = "not measured"  # the measured text of a claim whose figure was not built
 
 
 def claim_kind(claim: dict) -> str:
@@ -93,7 +92,7 @@ def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = No
         statement = claim["statement"].strip()
         kind = claim_kind(claim)
         if fig in unavailable:
-            rows.append((claim["id"], fig, statement, NOT_MEASURED, "", "inconclusive", kind))
+            rows.append((claim["id"], fig, statement, NOT_MEASURED, "", INCONCLUSIVE, kind))
             continue
         args = {k: v for k, v in claim["check"].items() if k != "fn"}
         fn = lookup(CLAIM_CHECKS, "claim check", claim["check"]["fn"])
@@ -107,7 +106,7 @@ def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = No
         verdict = res.verdict
         if fig in ctx.standin_figures:
             statement = STANDIN_MARK + statement
-            verdict = "inconclusive"
+            verdict = INCONCLUSIVE
         rows.append((claim["id"], fig, statement, res.measured, res.threshold, verdict, kind))
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 

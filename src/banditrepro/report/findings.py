@@ -1,4 +1,4 @@
-"""Findings: the plain sentences that open a paper's report, and the headline tallies.
+"""Findings: the plain sentences that open a paper's report, and the line of headline verdict counts.
 
 A paper config's ``findings:`` list holds sentence templates. ``{C1.measured}`` is replaced by the
 built claim's field (``measured``, ``threshold``, ``verdict``, ``statement``, ``figure``, ``kind``);
@@ -12,17 +12,25 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from pathlib import Path
 
-import pandas as pd
+from .vocabulary import (
+    HEADLINE,
+    INCONCLUSIVE,
+    KINDS,
+    NOT_MEASURED,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    VERDICTS,
+    claim_records,
+    tally,
+)
 
-from .claims import NOT_MEASURED
-
-KINDS = ("headline", "variant", "sanity")
-VERDICTS = ("reproduced", "not_reproduced", "inconclusive")
 FIELDS = ("measured", "threshold", "verdict", "statement", "figure", "kind")
 # {<claim id>.<field>}: the id may itself contain dots (C4.5), the field is after the last one
 PLACEHOLDER = re.compile(r"\{([^{}\s]+)\.([A-Za-z_]+)\}")
+#: the heading of the findings section of a paper report (written by report.paper_report)
+FINDINGS_HEADING = "## Findings"
 
 
 class FindingsError(ValueError):
@@ -62,43 +70,30 @@ def check_findings(spec) -> list[dict]:
     return entries
 
 
-def tally(claims: pd.DataFrame) -> dict[str, Counter]:
-    """Verdict counts per kind of claim (a claims table without ``kind`` counts as all headline)."""
-    kinds = claims["kind"] if "kind" in claims else pd.Series(["headline"] * len(claims), dtype=object)
-    out = {k: Counter() for k in KINDS}
-    for kind, verdict in zip(kinds, claims["verdict"]):
-        out.setdefault(kind, Counter())[verdict] += 1
-    return out
-
-
-def verdict_line(claims: pd.DataFrame) -> str:
+def verdict_line(claims) -> str:
     """'Headline claims: 5 reproduced, 3 not reproduced, 1 inconclusive (of 9) · variant: 2/4 reproduced
     · sanity: 6/6 reproduced'. Only headline claims are tallied in full; the others are listed apart."""
     t = tally(claims)
-    head = t["headline"]
-    n = sum(head.values())
-    line = (f"Headline claims: {head['reproduced']} reproduced, {head['not_reproduced']} not reproduced, "
-            f"{head['inconclusive']} inconclusive (of {n})")
-    for kind in ("variant", "sanity"):
-        c = t[kind]
-        total = sum(c.values())
-        line += f" · {kind}: {c['reproduced']}/{total} reproduced" if total else f" · {kind}: none"
+    line = (f"Headline claims: {t.count(HEADLINE, REPRODUCED)} reproduced, "
+            f"{t.count(HEADLINE, NOT_REPRODUCED)} not reproduced, {t.count(HEADLINE, INCONCLUSIVE)} inconclusive "
+            f"(of {t.count(HEADLINE)})")
+    for kind in KINDS:
+        if kind != HEADLINE:
+            total = t.count(kind)
+            line += f" · {kind}: {t.count(kind, REPRODUCED)}/{total} reproduced" if total else f" · {kind}: none"
     return line
 
 
-def _ids(claims: pd.DataFrame, verdict: str) -> list[str]:
-    kinds = claims["kind"] if "kind" in claims else pd.Series(["headline"] * len(claims))
-    return [cid for cid, k, v in zip(claims["claim_id"], kinds, claims["verdict"]) if k == "headline" and v == verdict]
-
-
-def headline_sentence(claims: pd.DataFrame) -> str:
+def headline_sentence(claims) -> str:
     """The automatic first finding: how the headline claims fared, naming those that did not reproduce
-    and, apart from the inconclusive ones, those that could not be measured (their figure not built)."""
-    ok, bad, unsure = (_ids(claims, v) for v in VERDICTS)
-    n = len(ok) + len(bad) + len(unsure)
+    and, apart from the inconclusive ones, those that could not be measured (their figure not built).
+    ``claims``: a claims table, or rows with claim_id, kind, measured and verdict (the verdicts file's)."""
+    t = tally(claims)
+    ok, bad, unsure = (t.ids(HEADLINE, v) for v in VERDICTS)
+    n = t.count(HEADLINE)
     if n == 0:
         return "This paper has no headline claims."
-    unmeasured = set(claims.loc[claims["measured"].astype(str) == NOT_MEASURED, "claim_id"].astype(str))
+    unmeasured = {str(r["claim_id"]) for r in t.rows(HEADLINE, INCONCLUSIVE) if str(r["measured"]) == NOT_MEASURED}
     missing = [c for c in unsure if c in unmeasured]
     unsure = [c for c in unsure if c not in unmeasured]
     parts = [f"{len(ok)} of the paper's {n} headline claims reproduce{'s' if len(ok) == 1 else ''}"]
@@ -113,11 +108,11 @@ def headline_sentence(claims: pd.DataFrame) -> str:
     return text + "."
 
 
-def render_findings(spec, claims: pd.DataFrame) -> list[str]:
+def render_findings(spec, claims) -> list[str]:
     """The findings sentences that hold for these claims: the automatic headline sentence, then every
     config entry whose ``when`` conditions hold, its placeholders filled from the claims."""
     entries = check_findings(spec)
-    rows = {str(r["claim_id"]): r for r in claims.to_dict("records")}
+    rows = {str(r["claim_id"]): r for r in claim_records(claims)}
     out = [headline_sentence(claims)]
     for i, entry in enumerate(entries):
         conds = _when(entry)
@@ -129,10 +124,28 @@ def render_findings(spec, claims: pd.DataFrame) -> list[str]:
             if cid not in rows:
                 raise FindingsError(f"config/papers/{spec.paper}.yaml: findings[{i}]: claim {cid!r} is not in "
                                     "the built claims")
-            value = rows[cid].get(field, "headline" if field == "kind" else "")
+            value = rows[cid].get(field, HEADLINE if field == "kind" else "")
             if value is None or (isinstance(value, float) and math.isnan(value)):
                 return ""
             return str(value).replace("_", " ") if field == "verdict" else str(value)
 
         out.append(" ".join(PLACEHOLDER.sub(fill, entry["text"]).split()))
     return out
+
+
+def read_findings(report: Path) -> str | None:
+    """The body of a built paper report's findings section (its bullet lines, as written), or None
+    when the report or the section is absent. The section ends at the next heading of level 1 or 2."""
+    report = Path(report)
+    if not report.is_file():
+        return None
+    lines = iter(report.read_text(encoding="utf-8").splitlines())
+    for line in lines:
+        if line.strip() == FINDINGS_HEADING:
+            body = []
+            for nxt in lines:
+                if nxt.startswith(("# ", "## ")):
+                    break
+                body.append(nxt)
+            return "\n".join(body).strip("\n")
+    return None

@@ -2,42 +2,34 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pandas as pd
 
-from ..robustness import robustness_seeds_of, stability_sentence
-from .claims import NOT_MEASURED
-from .findings import render_findings, tally, verdict_line
+from .claims import read_claims
+from .findings import FINDINGS_HEADING, render_findings, verdict_line
+from .robustness import STABILITY_COLUMN, robustness_seeds_of, stability_labels, stability_sentence, stability_summary
 from .tables import to_markdown
+from .vocabulary import HEADLINE, INCONCLUSIVE, KINDS, NOT_REPRODUCED, REPRODUCED, tally
 
 # the report's claims table: kind beside the id, so a reader sees at once what a row can count for
 REPORT_CLAIM_COLUMNS = ["claim_id", "kind", "figure", "statement", "measured", "threshold", "verdict"]
-# with a robustness table (results/<paper>/robustness.csv): whether each headline verdict held under every seed
-STABILITY_COLUMN = "stable across seeds"
 
 
-def stability_labels(claims: pd.DataFrame, robustness: pd.DataFrame) -> list[str]:
-    """Per claim row: 'yes (3/3)' / 'no (2/3)' / 'not measured' for a headline claim in the robustness
-    table, '' for a variant or sanity claim (their verdicts are not rebuilt under other seeds)."""
-    by_id = robustness.set_index("claim_id")
-    out = []
-    for cid in claims["claim_id"].astype(str):
-        if cid not in by_id.index:
-            out.append("")
-        elif by_id.at[cid, "stable"] == NOT_MEASURED:
-            out.append(NOT_MEASURED)
-        else:
-            out.append(f"{by_id.at[cid, 'stable']} ({by_id.at[cid, 'agreement']})")
-    return out
+def provenance_line(scale: str, prov: dict) -> str:
+    """'scale `paper` · seed 1 · banditrepro 0.1.0 · commit `abc…`': what a report was built from
+    (``prov``: a :func:`banditrepro.provenance.record`)."""
+    return (f"scale `{scale}` · seed {prov['seed']} · banditrepro {prov['package_version']} · "
+            f"commit `{prov['git_commit']}`")
 
 
-def stability_summary(robustness: pd.DataFrame) -> str:
-    """'12/15 stable': headline claims whose verdict held under every seed, of those measured."""
-    measured = robustness[robustness["stable"] != NOT_MEASURED]
-    return f"{int((measured['stable'] == 'yes').sum())}/{len(measured)} stable"
+def scale_warning(scale: str) -> list[str]:
+    """The note a report below paper scale carries (no lines at paper scale)."""
+    if scale == "paper":
+        return []
+    return [(f"> Built at scale `{scale}`: few replications and short horizons. Verdicts are a smoke "
+             "test of the pipeline, not a replication."), ""]
 
 
 def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tables: dict[str, Path],
@@ -47,9 +39,8 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
     whether each headline verdict held under every extra root seed, and the findings a stability sentence."""
     out_dir = Path(out_path).parent
     lines = [f"# Replication report: {spec.title}", "",
-             (f"Paper id `{spec.paper}` · scale `{spec.scale}` · seed {prov['seed']} · banditrepro "
-              f"{prov['package_version']} · commit `{prov['git_commit']}`"), "",
-             "## Findings", ""]
+             f"Paper id `{spec.paper}` · {provenance_line(spec.scale, prov)}", "",
+             FINDINGS_HEADING, ""]
     findings = render_findings(spec, claims)
     if robustness is not None:
         findings.append(stability_sentence(robustness))
@@ -58,9 +49,7 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
               ("Only headline claims (statements the paper makes, on its algorithms and settings as printed) "
                "are tallied; variant claims test labelled sensitivity variants or alternative readings, sanity "
                "claims hold by construction or are decided by the setup."), ""]
-    if spec.scale != "paper":
-        lines += [(f"> Built at scale `{spec.scale}`: few replications and short horizons. Verdicts are a smoke "
-                   "test of the pipeline, not a replication."), ""]
+    lines += scale_warning(spec.scale)
     if unavailable:
         lines += ["## Figures not built", ""] + [f"- {fig}: {why}" for fig, why in unavailable.items()] + [""]
     if standin:
@@ -102,39 +91,39 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
     return text
 
 
-def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path], out_path: Path,
+def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path], out_path: Path, prov: dict,
                    paper_findings: dict[str, list[str]] | None = None,
                    paper_robustness: dict[str, Path] | None = None) -> str:
-    """One row of headline tallies per paper (variant and sanity apart), then each paper's findings. With
-    ``paper_robustness`` ({paper: robustness.csv}) a column counts the headline claims stable across seeds."""
+    """One row of headline tallies per paper (variant and sanity apart), then each paper's findings;
+    ``prov`` (a provenance record whose config holds the ``scale``) says what the report was built from,
+    as in each paper report. With ``paper_robustness`` ({paper: robustness.csv}) a column counts the
+    headline claims stable across seeds."""
     out_dir = Path(out_path).parent
+    scale = prov["config"]["scale"]
     paper_findings = paper_findings or {}
     paper_robustness = paper_robustness or {}
     rows = []
     for paper, path in paper_claims.items():
-        t = tally(pd.read_csv(path, dtype=str, keep_default_na=False))
-        head = t["headline"]
+        t = tally(read_claims(path))
         rel = os.path.relpath(paper_reports[paper], out_dir)
-        rows.append({"paper": f"[{paper}]({rel})", "headline claims": sum(head.values()),
-                     "reproduced": head["reproduced"], "not reproduced": head["not_reproduced"],
-                     "inconclusive": head["inconclusive"],
-                     "variant reproduced": f"{t['variant']['reproduced']}/{sum(t['variant'].values())}",
-                     "sanity reproduced": f"{t['sanity']['reproduced']}/{sum(t['sanity'].values())}"})
+        row = {"paper": f"[{paper}]({rel})", "headline claims": t.count(HEADLINE),
+               "reproduced": t.count(HEADLINE, REPRODUCED), "not reproduced": t.count(HEADLINE, NOT_REPRODUCED),
+               "inconclusive": t.count(HEADLINE, INCONCLUSIVE)}
+        for kind in KINDS:
+            if kind != HEADLINE:
+                row[f"{kind} reproduced"] = f"{t.count(kind, REPRODUCED)}/{t.count(kind)}"
         if paper_robustness:
             path = paper_robustness.get(paper)
-            rows[-1][STABILITY_COLUMN] = stability_summary(
-                pd.read_csv(path, dtype=str, keep_default_na=False)) if path else "not built"
-    lines = ["# banditrepro replication report", "", to_markdown(pd.DataFrame(rows)),
-             ("Only headline claims are tallied as reproductions; variant claims (labelled sensitivity variants, "
-              "alternative readings) and sanity claims (true by construction) are counted apart. Each paper's "
-              "report lists every claim with what was measured, the threshold, the verdict and its kind."), ""]
+            row[STABILITY_COLUMN] = stability_summary(read_claims(path)) if path else "not built"
+        rows.append(row)
+    lines = ["# banditrepro replication report", "", provenance_line(scale, prov), ""] + scale_warning(scale)
+    lines += [to_markdown(pd.DataFrame(rows)),
+              ("Only headline claims are tallied as reproductions; variant claims (labelled sensitivity variants, "
+               "alternative readings) and sanity claims (true by construction) are counted apart. Each paper's "
+               "report lists every claim with what was measured, the threshold, the verdict and its kind."), ""]
     for paper in paper_claims:
         if paper in paper_findings:
             lines += [f"## {paper}", ""] + [f"- {s}" for s in paper_findings[paper]] + [""]
     text = "\n".join(lines)
     Path(out_path).write_text(text)
     return text
-
-
-def read_provenance(path: Path) -> dict:
-    return json.loads(Path(str(path) + ".provenance.json").read_text())

@@ -4,7 +4,9 @@ The ``robustness`` targets rebuild a paper's headline claims under extra root se
 ``robustness_seeds``) with the normal rules, their outputs under ``results/robustness/seed<S>/<paper>/``.
 ``robustness.csv`` puts them beside the main build's claims: one row per headline claim, the main
 build's seed first (the reference), then each extra seed, and ``agreement`` = k/N, the number k of the
-N extra seeds whose verdict equals the main build's. A claim is stable when k = N.
+N extra seeds whose verdict equals the main build's. A claim is stable when k = N. The paper report
+then labels each headline claim with it (:func:`stability_labels`), its findings gain
+:func:`stability_sentence` and the overall report counts the stable claims (:func:`stability_summary`).
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .report.claims import NOT_MEASURED
+from .vocabulary import HEADLINE, NOT_MEASURED
 
 DEFAULT_SEED_COUNT = 3
 STABLE, UNSTABLE, UNMEASURED = "yes", "no", NOT_MEASURED
+# the paper report's claims-table column: whether each headline verdict held under every seed
+STABILITY_COLUMN = "stable across seeds"
 
 
 def robustness_seeds(root_seed: int, explicit: Sequence[int] | None = None) -> list[int]:
@@ -44,7 +48,7 @@ def headline_figures(spec) -> list[str]:
     robustness seed builds (every claim of such a figure is evaluated; only the headline rows are kept)."""
     out: list[str] = []
     for claim in spec.claims:
-        if claim["kind"] == "headline" and claim["figure"] not in out:
+        if claim["kind"] == HEADLINE and claim["figure"] not in out:
             out.append(claim["figure"])
     return out
 
@@ -58,7 +62,7 @@ def measured_column(seed: int) -> str:
 
 
 def _headline_rows(claims: pd.DataFrame) -> pd.DataFrame:
-    return claims[claims["kind"].astype(str) == "headline"].set_index("claim_id")
+    return claims[claims["kind"].astype(str) == HEADLINE].set_index("claim_id")
 
 
 def assemble_robustness(spec, main_seed: int, main_claims: pd.DataFrame,
@@ -70,7 +74,7 @@ def assemble_robustness(spec, main_seed: int, main_claims: pd.DataFrame,
     verdict_seed<S> and measured_seed<S> for the main seed then each extra seed, agreement (k/N, k the
     extra seeds agreeing with the reference verdict) and stable (yes / no / not measured: the reference
     could not measure the claim, its figure not built)."""
-    headline = [c["id"] for c in spec.claims if c["kind"] == "headline"]
+    headline = [c["id"] for c in spec.claims if c["kind"] == HEADLINE]
     tables = {int(main_seed): _headline_rows(main_claims)}
     for seed, parts in seed_claims.items():
         parts = list(parts)
@@ -81,7 +85,7 @@ def assemble_robustness(spec, main_seed: int, main_claims: pd.DataFrame,
     extra = [s for s in tables if s != int(main_seed)]
     rows = []
     for cid in headline:
-        row = {"claim_id": cid, "kind": "headline"}
+        row = {"claim_id": cid, "kind": HEADLINE}
         for seed, table in tables.items():
             if cid not in table.index:
                 which = "the main build" if seed == int(main_seed) else f"seed {seed}"
@@ -112,12 +116,17 @@ def seed_sensitive(table: pd.DataFrame) -> list[str]:
     return [str(c) for c, s in zip(table["claim_id"], table["stable"]) if s == UNSTABLE]
 
 
+def measured_claims(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a robustness table whose claim the main build measured (its figure was built)."""
+    return table[table["stable"] != UNMEASURED]
+
+
 def stability_sentence(table: pd.DataFrame) -> str:
     """The findings sentence on verdict stability across root seeds."""
     seeds = robustness_seeds_of(table)
     main, extra = seeds[0], seeds[1:]
     n_extra = len(extra)
-    measured = table[table["stable"] != UNMEASURED]
+    measured = measured_claims(table)
     unstable = seed_sensitive(table)
     seed_list = ", ".join(str(s) for s in extra)
     if unstable:
@@ -129,3 +138,24 @@ def stability_sentence(table: pd.DataFrame) -> str:
                 f"({', '.join(unstable)}; verdicts main seed first — {changes}).")
     return (f"All {len(measured)} measured headline claims keep their verdict under the {n_extra} extra root "
             f"seeds ({seed_list}) beside the main seed {main}.")
+
+
+def stability_labels(claims: pd.DataFrame, robustness: pd.DataFrame) -> list[str]:
+    """Per claim row: 'yes (3/3)' / 'no (2/3)' / 'not measured' for a headline claim in the robustness
+    table, '' for a variant or sanity claim (their verdicts are not rebuilt under other seeds)."""
+    by_id = robustness.set_index("claim_id")
+    out = []
+    for cid in claims["claim_id"].astype(str):
+        if cid not in by_id.index:
+            out.append("")
+        elif by_id.at[cid, "stable"] == UNMEASURED:
+            out.append(UNMEASURED)
+        else:
+            out.append(f"{by_id.at[cid, 'stable']} ({by_id.at[cid, 'agreement']})")
+    return out
+
+
+def stability_summary(robustness: pd.DataFrame) -> str:
+    """'12/15 stable': headline claims whose verdict held under every seed, of those measured."""
+    measured = measured_claims(robustness)
+    return f"{int((measured['stable'] == STABLE).sum())}/{len(measured)} stable"
