@@ -87,7 +87,8 @@ def test_paper_report_opens_with_findings_and_tallies_headline_claims(built):
 @pytest.mark.slow
 def test_overall_report_states_scale_seed_and_commit_like_the_paper_reports(built):
     seed = yaml.safe_load((built / "config" / "config.yaml").read_text())["seed"]
-    overall = (built / "results" / "report.md").read_text().splitlines()
+    overall_text = (built / "results" / "report.md").read_text()
+    overall = overall_text.splitlines()
     paper = (built / "results" / PAPER / "report.md").read_text().splitlines()
     stated = f"scale `smoke` · seed {seed} · banditrepro {banditrepro.__version__} · commit `"
     assert overall[2].startswith(stated) and paper[2].startswith(f"Paper id `{PAPER}` · {stated}")
@@ -99,7 +100,7 @@ def test_overall_report_states_scale_seed_and_commit_like_the_paper_reports(buil
     claims = read_claims(built / "results" / PAPER / "claims.csv")
     findings = read_findings(built / "results" / PAPER / "report.md")
     assert findings.splitlines()[0] == f"- {headline_sentence(claims)}"
-    assert f"## {PAPER}\n\n{findings}\n" in "\n".join(overall)
+    assert f"## {PAPER}\n\n{findings}\n" in overall_text
 
 
 def test_unknown_claim_in_findings_stops_planning_naming_it(tmp_path):
