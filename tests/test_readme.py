@@ -1,5 +1,5 @@
 """README.md is the newcomer's door: short, its commands work as written, its links and the docs' links resolve.
-(The generated results-at-a-glance table is checked against the verdicts file in test_lock.py.)"""
+(The generated results-at-a-glance table is checked against the verdicts file in test_report.py.)"""
 
 from __future__ import annotations
 
