@@ -90,11 +90,28 @@ def _time_naive(fn, reps: int, horizon: int) -> float:
     return (time.process_time() - t0) / (reps * horizon) * 1e9
 
 
+def _at_least(minimum: int):
+    """An argparse type: an integer >= ``minimum`` (a smaller one is an argparse error, exit 2, not a trace)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in its messages
+    return parse
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=1000)
-    ap.add_argument("--horizon", type=int, default=5000)
-    ap.add_argument("--naive-reps", type=int, default=20)
+    # the timings divide by reps * horizon, and the engine checkpoints at horizon // 2 and horizon (>= 1)
+    ap.add_argument("--reps", type=_at_least(1), default=1000)
+    ap.add_argument("--horizon", type=_at_least(2), default=5000)
+    ap.add_argument("--naive-reps", type=_at_least(1), default=20)
     args = ap.parse_args(argv)
     T, R = args.horizon, args.reps
     sigma = np.asarray(SIGMAS)

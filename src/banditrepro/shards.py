@@ -34,8 +34,13 @@ def save_shard(path: Path | str, results: dict[str, SimulationOutput], start: in
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(buf.getvalue())
-    tmp.replace(path)
+    try:
+        tmp.write_bytes(buf.getvalue())
+        tmp.replace(path)
+    except BaseException:
+        # a failed write (disk full, interrupt) leaves neither a partial shard nor its temporary file
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 class ShardError(ValueError):

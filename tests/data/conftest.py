@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from banditrepro.data import resolve_mirror
+from banditrepro.data import network, resolve_mirror
 from banditrepro.data.standin import write_standin
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +28,33 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect_ex", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    # the availability check's host probes (banditrepro.data.network) then find every host unreachable,
+    # unless a test asks for `network_up`; answers are remembered per process, so each test starts afresh
+    network.forget()
+    yield
+    network.forget()
+
+
+@pytest.fixture
+def network_up(monkeypatch) -> list:
+    """Every download host answers the availability probe (no connection is opened); the list collects the
+    probed (host, port) pairs."""
+    probed = []
+    monkeypatch.setattr(network, "connect", lambda endpoint, timeout: probed.append(endpoint))
+    return probed
+
+
+@pytest.fixture
+def network_down(monkeypatch) -> list:
+    """No download host answers the availability probe; the list collects the probed (host, port) pairs."""
+    probed = []
+
+    def unreachable(endpoint, timeout):
+        probed.append(endpoint)
+        raise OSError(101, "Network is unreachable")
+
+    monkeypatch.setattr(network, "connect", unreachable)
+    return probed
 
 
 @pytest.fixture

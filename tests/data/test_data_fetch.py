@@ -15,8 +15,9 @@ import requests
 
 from banditrepro.data import fetch as fetch_module
 from banditrepro.data import kaggle_client
+from banditrepro.data.__main__ import main as cli_main
 from banditrepro.data.fetch import fetch_dataset
-from banditrepro.data.integrity import ChecksumMismatch, DataError
+from banditrepro.data.integrity import ChecksumMismatch, DataError, read_checksum_failures
 from banditrepro.data.manifest import DatasetSpec, FileSpec, UrlSource, dataset_spec
 
 
@@ -61,7 +62,14 @@ def test_corrupt_mirror_file_stops_with_both_hashes_and_leaves_nothing(tmp_path)
         fetch_dataset("movielens_1m", tmp_path / "raw", mirror, allow_network=False, spec=_synthetic_spec())
     message = str(failure.value)
     assert "table.csv" in message and _sha(TABLE) in message and _sha(corrupt) in message
-    assert _leftovers(tmp_path / "raw" / "movielens_1m") == []
+    # nothing of the file is kept, only the note that the status check reads (tests/data/test_data_status.py)
+    assert _leftovers(tmp_path / "raw" / "movielens_1m") == ["checksum_failures.json"]
+    failures = read_checksum_failures(tmp_path / "raw" / "movielens_1m")
+    assert failures["table.csv"]["actual"] == _sha(corrupt) and failures["table.csv"]["expected"] == _sha(TABLE)
+    # a good copy in the mirror: the next fetch succeeds and drops the note
+    (mirror / "synthetic" / "table.csv").write_bytes(TABLE)
+    fetch_dataset("movielens_1m", tmp_path / "raw", mirror, allow_network=False, spec=_synthetic_spec())
+    assert _leftovers(tmp_path / "raw" / "movielens_1m") == ["fetch_record.json", "table.csv"]
 
 
 def test_real_manifest_detects_a_corrupted_mirror_copy(tmp_path, real_mirror):
@@ -81,6 +89,40 @@ def test_real_manifest_detects_a_corrupted_mirror_copy(tmp_path, real_mirror):
     folder = tmp_path / "raw" / "movielens_1m"
     assert not (folder / "README").exists() and not (folder / "fetch_record.json").exists()
     assert not [p for p in _leftovers(folder) if ".part-" in p]
+
+
+def test_status_after_a_checksum_failure_says_corrupt_not_will_fetch(tmp_path, monkeypatch, capsys, real_mirror,
+                                                                    no_kaggle_credentials):
+    """`python -m banditrepro.data status` after a mirror file failed its checksum: "corrupt" and what to do
+    (it used to say "will fetch ... from mirror"), until the file is replaced."""
+    mirror = tmp_path / "mirror"
+    (mirror / "movielens-1m").mkdir(parents=True)
+    original = (real_mirror / "movielens-1m" / "README").read_bytes()
+    (mirror / "movielens-1m" / "README").write_bytes(bytes([original[0] ^ 1]) + original[1:])  # same size
+    for name in ("ratings.dat", "movies.dat", "users.dat"):
+        os.symlink(real_mirror / "movielens-1m" / name, mirror / "movielens-1m" / name)
+    monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(mirror))
+    config = tmp_path / "config.yaml"
+    config.write_text(json.dumps({"data": {"mirror": None, "raw_dir": "raw", "processed_dir": "processed",
+                                           "standin": False}}))
+
+    def status_line() -> str:
+        assert cli_main(["status", "--config", str(config), "--repo-root", str(tmp_path)]) == 0
+        return capsys.readouterr().out.splitlines()[0]
+
+    assert "will fetch" in status_line() and "from mirror" in status_line()  # nothing known against it yet
+    with pytest.raises(ChecksumMismatch):
+        fetch_dataset("movielens_1m", tmp_path / "raw", mirror, allow_network=False)
+    line = status_line()
+    assert line.startswith("movielens_1m: NOT AVAILABLE") and "will fetch" not in line
+    assert "README in the mirror is corrupt" in line and "failed its checksum" in line
+    assert "replace it with a good copy" in line and str(mirror / "movielens-1m" / "README") in line
+    # a truncated mirror file is known corrupt by its size alone, before any fetch
+    (mirror / "movielens-1m" / "README").write_bytes(original[:100])
+    assert "README in the mirror is corrupt" in status_line() and "100 bytes" in status_line()
+    # the good file back: available again
+    (mirror / "movielens-1m" / "README").write_bytes(original)
+    assert "will fetch" in status_line()
 
 
 def test_wrong_row_count_is_an_error_naming_the_file(tmp_path):

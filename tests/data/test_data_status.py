@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,8 @@ from banditrepro.data import (
     PROCESSED_FILES,
     available_processed_outputs,
     dataset_status,
+    dataset_statuses,
+    network,
     processed_outputs,
     resolve_mirror,
 )
@@ -27,14 +31,16 @@ def _config(mirror=None, standin=False):
 def _fake_mirror(root: Path, datasets=("movielens_1m", "ameshousing", "outbrain", "coupon"),
                  skip=("clicks_train.csv.zip", "events.csv.zip", "documents_categories.csv.zip",
                        "coupon_visit_train.csv")) -> Path:
-    """Empty files with the mirror's layout: status is cheap and must not read or hash them."""
+    """Files with the mirror's layout and the manifest's sizes, all zero bytes (sparse): status is cheap and
+    must not read or hash them; it checks only their size."""
     manifest = load_manifest()
     for name in datasets:
         spec = manifest[name]
         (root / spec.mirror_dir).mkdir(parents=True, exist_ok=True)
         for file in spec.files:
             if file.name not in skip:
-                (root / spec.mirror_dir / file.name).touch()
+                with open(root / spec.mirror_dir / file.name, "wb") as handle:
+                    handle.truncate(file.size or 0)
     return root
 
 
@@ -69,14 +75,15 @@ def test_status_with_the_usual_partial_mirror(tmp_path, monkeypatch, no_kaggle_c
     assert any("movielens_1m" in p for p in outputs) and not any("outbrain" in p for p in outputs)
 
 
-def test_status_with_kaggle_credentials_plans_the_download(tmp_path, monkeypatch, kaggle_credentials):
+def test_status_with_kaggle_credentials_plans_the_download(tmp_path, monkeypatch, kaggle_credentials, network_up):
     monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(_fake_mirror(tmp_path / "mirror")))
     status = dataset_status("outbrain", _config(), tmp_path)
     assert status.available and not status.standin
     assert "Kaggle outbrain-click-prediction" in status.reason and "promoted_content.csv.zip from mirror" in status.reason
+    assert network_up == [("www.kaggle.com", 443)]
 
 
-def test_standin_only_when_asked_and_only_for_kaggle_data(tmp_path, monkeypatch, no_kaggle_credentials):
+def test_standin_only_when_asked_and_only_for_kaggle_data(tmp_path, monkeypatch, no_kaggle_credentials, network_up):
     monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(tmp_path / "no-mirror"))
     config = _config(standin=True)
     outbrain = dataset_status("outbrain", config, tmp_path)
@@ -119,3 +126,66 @@ def test_cli_fetch_error_is_one_line_and_exit_2(tmp_path, capsys, no_kaggle_cred
     assert code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert error.startswith("ERROR outbrain: could not get") and "kaggle.json" in error
+
+
+# ------------------------------------------------------------------ availability decided up front (network probe)
+def test_no_mirror_and_no_network_makes_download_datasets_unavailable_saying_how_to_provide_them(
+        tmp_path, monkeypatch, no_kaggle_credentials, network_down):
+    monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(tmp_path / "empty-mirror"))
+    (tmp_path / "empty-mirror").mkdir()
+    statuses = dataset_statuses(DATASET_NAMES, _config(), tmp_path)
+    assert not any(s.available for s in statuses.values())
+    movielens = statuses["movielens_1m"].line()
+    assert movielens.startswith("movielens_1m: NOT AVAILABLE") and "\n" not in movielens
+    assert "BANDITREPRO_DATA_MIRROR" in movielens and str(tmp_path / "empty-mirror" / "movielens-1m") in movielens
+    assert "https://files.grouplens.org/datasets/movielens/ml-1m.zip unreachable" in movielens
+    assert "jse.amstat.org" in statuses["ameshousing"].line()
+    for kaggle_set in ("outbrain", "coupon"):  # no credentials: Kaggle is not probed, the line says what to set
+        assert "KAGGLE_USERNAME and KAGGLE_KEY" in statuses[kaggle_set].line()
+    # one probe per host, remembered: asking again probes nothing
+    assert sorted(network_down) == [("files.grouplens.org", 443), ("jse.amstat.org", 80)]
+    dataset_status("movielens_1m", _config(), tmp_path)
+    assert len(network_down) == 2
+
+
+def test_reachable_download_host_makes_the_dataset_available(tmp_path, monkeypatch, no_kaggle_credentials,
+                                                             network_up):
+    monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(tmp_path / "no-mirror"))
+    status = dataset_status("movielens_1m", _config(), tmp_path)
+    assert status.available
+    assert status.reason == ("will fetch ratings.dat, movies.dat, users.dat, README from "
+                             "https://files.grouplens.org/datasets/movielens/ml-1m.zip")
+    assert network_up == [("files.grouplens.org", 443)]
+
+
+def test_files_on_this_machine_or_downloads_off_need_no_probe(tmp_path, monkeypatch, no_kaggle_credentials,
+                                                              network_down):
+    monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(_fake_mirror(tmp_path / "mirror")))
+    assert dataset_status("movielens_1m", _config(), tmp_path).available  # in the mirror
+    monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(tmp_path / "no-mirror"))
+    offline = {**_config(), "data": {**_config()["data"], "allow_download": False}}
+    status = dataset_status("ameshousing", offline, tmp_path)
+    assert not status.available and "downloads are off" in status.reason
+    assert network_down == []
+
+
+def test_kaggle_with_credentials_but_no_network_is_unavailable(tmp_path, monkeypatch, kaggle_credentials,
+                                                               network_down):
+    monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(_fake_mirror(tmp_path / "mirror")))
+    status = dataset_status("coupon", _config(), tmp_path)
+    assert not status.available
+    assert "coupon_visit_train.csv" in status.reason and "Kaggle coupon-purchase-prediction unreachable" in status.reason
+    assert network_down == [("www.kaggle.com", 443)]
+
+
+def test_the_probe_never_waits_longer_than_its_timeout(monkeypatch):
+    """A resolver or connection that hangs counts as unreachable after the timeout, all hosts together."""
+    release = threading.Event()
+    monkeypatch.setattr(network, "connect", lambda endpoint, timeout: release.wait(30))
+    start = time.monotonic()
+    answers = network.probe([("hangs.example", 443), ("also-hangs.example", 80)], timeout=0.3)
+    elapsed = time.monotonic() - start
+    release.set()
+    assert elapsed < 1.5, f"the probe waited {elapsed:.1f} s"
+    assert answers == {("hangs.example", 443): "no answer within 0.3 s",
+                       ("also-hangs.example", 80): "no answer within 0.3 s"}

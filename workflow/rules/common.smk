@@ -56,14 +56,54 @@ def paper_spec(paper):
 
 
 @cache
+def dataset_states():
+    """Every dataset the selected papers' figures need, decided once, up front, while the DAG is built: a
+    dataset whose files are not on this machine counts as available only if its download host answers a
+    bounded probe (banditrepro.data.network, at most 3 s in all). Each unavailable one is announced in one
+    line saying what is missing and how to provide it, and its figures are skipped, so that a machine with
+    no network and no mirror builds what it can (exit 0) instead of failing at a download job."""
+    from banditrepro.data import dataset_statuses
+
+    needed = {}
+    for paper in available_papers():
+        spec = paper_spec(paper)
+        for fig in spec.figures:
+            needed.update(dict.fromkeys(spec.figure_datasets(fig)))
+    states = dataset_statuses(needed, config, REPO_ROOT)
+    for name, st in states.items():
+        if not st.available:
+            print(f"banditrepro: dataset {name} unavailable: {st.reason}", file=sys.stderr)
+    return states
+
+
+@cache
 def dataset_state(name):
-    """Status of a dataset (cheap: no hashing, no network); an unavailable one is announced once."""
+    """Status of a dataset (see dataset_states); an unavailable one is announced once."""
+    if name in dataset_states():
+        return dataset_states()[name]
     from banditrepro.data import dataset_status
 
     st = dataset_status(name, config, REPO_ROOT)
     if not st.available:
         print(f"banditrepro: dataset {name} unavailable: {st.reason}", file=sys.stderr)
     return st
+
+
+def not_built():
+    """What this run does not build and why, for the report: {"datasets": {name: reason}, "figures":
+    {paper: {figure: reason}}} (the datasets the selected papers need that cannot be had here)."""
+    return {
+        "datasets": {name: st.reason for name, st in dataset_states().items() if not st.available},
+        "figures": {p: dict(figure_availability(p).missing) for p in available_papers() if figure_availability(p).missing},
+    }
+
+
+if not workflow.is_main_process:
+    # a job process (cluster/group job) re-reads the Snakefile: availability was decided by the main process,
+    # whose DAG scheduled this job; a compute node without internet must not drop what the job needs
+    from banditrepro.data import network as _data_network
+
+    _data_network.skip_probes()
 
 
 # Precomputed inputs (an experiment's `requires:` paths) that a paper rule file may switch off or

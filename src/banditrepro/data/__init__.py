@@ -3,8 +3,9 @@
 Public API (used by the workflow's paper rules and the report):
 
 - :func:`resolve_mirror` – the local mirror folder, or None.
-- :func:`dataset_status` – cheap availability check (file existence and credentials only; no hashing of
-  big files, no network) used at DAG-construction time.
+- :func:`dataset_status` / :func:`dataset_statuses` – cheap availability check used at DAG-construction time
+  (file existence, sizes, credentials, known checksum failures and a bounded probe of download hosts; no
+  hashing, nothing downloaded).
 - :func:`processed_outputs` – processed files (relative to the repo root) a consumer rule lists as inputs.
 - CLI: ``python -m banditrepro.data {fetch,preprocess,standin,status} ...`` (see ``__main__``).
 
@@ -33,9 +34,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import kaggle_client
+from . import kaggle_client, network
+from .integrity import mirror_file_problem, read_checksum_failures
 from .manifest import DATASET_NAMES, KAGGLE_DATASETS, PROCESSED_FILES, dataset_spec
 from .paths import (
+    MIRROR_ENV,
     processed_dir,
     raw_dir,
     record_path,
@@ -50,6 +53,8 @@ __all__ = [
     "DatasetStatus",
     "available_processed_outputs",
     "dataset_status",
+    "dataset_statuses",
+    "download_endpoints",
     "processed_outputs",
     "processed_root",
     "resolve_mirror",
@@ -76,49 +81,108 @@ def _check_name(name: str) -> None:
         raise KeyError(f"unknown dataset {name!r}; known: {', '.join(DATASET_NAMES)}")
 
 
-def _real_status(name: str, config: dict, repo_root: Path) -> tuple[bool, str]:
+@dataclass(frozen=True)
+class _FilePlan:
+    """Where one required raw file would come from, decided without hashing or downloading."""
+
+    name: str
+    local: str | None = None  # "raw dir" or "mirror": already on this machine
+    corrupt: str | None = None  # a mirror copy that failed (or cannot pass) its checks: why, and what to do
+    downloads: tuple[tuple[str, network.Endpoint], ...] = ()  # (source label, host to probe), in order
+
+
+def _plan_files(name: str, config: dict, repo_root: Path) -> list[_FilePlan] | None:
+    """The plan of each required file, or None when the fetch record says every file verified already."""
     spec = dataset_spec(name)
-    record = Path(repo_root) / record_path(config, name)
-    if record.is_file():
-        return True, f"fetched and verified ({record_path(config, name)})"
+    if (Path(repo_root) / record_path(config, name)).is_file():
+        return None
     mirror = resolve_mirror(config, repo_root)
     # data.allow_download: false declares the machine offline, so only local files count
     downloads = bool((config.get("data") or {}).get("allow_download", True))
-    creds, creds_detail = kaggle_client.credentials_available()
+    creds, _ = kaggle_client.credentials_available()
     raw_folder = Path(repo_root) / raw_dir(config) / name
-    plan: dict[str, list[str]] = {}
-    missing: list[str] = []
+    failures = read_checksum_failures(raw_folder)
+    plans = []
     for file in spec.required_files:
-        where = None
         if (raw_folder / file.name).is_file():
-            where = "raw dir"
-        elif "mirror" in file.sources and mirror is not None and (mirror / spec.mirror_dir / file.name).is_file():
-            where = "mirror"
-        elif downloads and "url" in file.sources and spec.url is not None:
-            where = spec.url.href
-        elif downloads and "kaggle" in file.sources and spec.kaggle and creds:
-            where = f"Kaggle {spec.kaggle}"
+            plans.append(_FilePlan(file.name, local="raw dir"))
+            continue
+        if "mirror" in file.sources and mirror is not None and (mirror / spec.mirror_dir / file.name).is_file():
+            problem = mirror_file_problem(mirror / spec.mirror_dir / file.name, file, failures.get(file.name))
+            plans.append(_FilePlan(file.name, local=None if problem else "mirror", corrupt=problem))
+            continue
+        sources = []
+        if downloads and "url" in file.sources and spec.url is not None:
+            sources.append((spec.url.href, network.url_endpoint(spec.url.href)))
+        if downloads and "kaggle" in file.sources and spec.kaggle and creds:
+            sources.append((f"Kaggle {spec.kaggle}", kaggle_client.API_ENDPOINT))
+        plans.append(_FilePlan(file.name, downloads=tuple(sources)))
+    return plans
+
+
+def download_endpoints(name: str, config: dict, repo_root: Path) -> set[network.Endpoint]:
+    """Hosts whose answer decides whether ``name`` can be had (none when its files are local)."""
+    return {endpoint for plan in _plan_files(name, config, Path(repo_root)) or ()
+            for _, endpoint in plan.downloads}
+
+
+def _real_status(name: str, config: dict, repo_root: Path) -> tuple[bool, str]:
+    plans = _plan_files(name, config, repo_root)
+    if plans is None:
+        return True, f"fetched and verified ({record_path(config, name)})"
+    spec = dataset_spec(name)
+    answers = network.probe({e for p in plans for _, e in p.downloads})
+    corrupt = [p.corrupt for p in plans if p.corrupt]
+    if corrupt:
+        return False, "; ".join(corrupt)
+    plan_by_source: dict[str, list[str]] = {}
+    missing: list[str] = []
+    unreachable: dict[str, str] = {}  # source -> why its host did not answer
+    for p in plans:
+        where = p.local
+        for label, endpoint in p.downloads if where is None else ():
+            if answers[endpoint] is None:
+                where = label
+                break
+            unreachable[label] = f"{label} unreachable ({endpoint[0]}: {answers[endpoint]})"
         if where is None:
-            missing.append(file.name)
+            missing.append(p.name)
         else:
-            plan.setdefault(where, []).append(file.name)
+            plan_by_source.setdefault(where, []).append(p.name)
     if missing:
-        mirror_text = f"not in mirror {mirror}" if mirror else "no mirror (set BANDITREPRO_DATA_MIRROR)"
-        if not downloads:
-            kaggle_text = "downloads are off (config data.allow_download: false)"
-        else:
-            kaggle_text = (kaggle_client.missing_credentials_message(spec.kaggle, creds_detail)
-                           if spec.kaggle else "no other source")
-        return False, f"missing {', '.join(missing)}: {mirror_text}; {kaggle_text}"
-    return True, "will fetch " + "; ".join(f"{', '.join(files)} from {where}" for where, files in plan.items())
+        return False, f"missing {', '.join(missing)}: " + _how_to_provide(spec, config, repo_root, unreachable)
+    return True, "will fetch " + "; ".join(f"{', '.join(files)} from {where}" for where, files in plan_by_source.items())
+
+
+def _how_to_provide(spec, config: dict, repo_root: Path, unreachable: dict[str, str]) -> str:
+    """Why the missing files cannot be had here, and each way to provide them (one line)."""
+    mirror = resolve_mirror(config, repo_root)
+    folder = spec.mirror_dir + "/"
+    if mirror is None:
+        parts = [f"no mirror (put the files in <mirror>/{folder} and set {MIRROR_ENV}=<mirror> or config data.mirror)"]
+    else:
+        parts = [f"not in mirror {mirror} (put them in {mirror / spec.mirror_dir}/, or point {MIRROR_ENV} or "
+                 "config data.mirror at a mirror that has them)"]
+    downloads = bool((config.get("data") or {}).get("allow_download", True))
+    if not downloads:
+        parts.append("downloads are off (config data.allow_download: false)")
+    else:
+        parts += unreachable.values()
+        if spec.kaggle and not kaggle_client.credentials_available()[0]:
+            parts.append(kaggle_client.missing_credentials_message(spec.kaggle,
+                                                                  kaggle_client.credentials_available()[1]))
+        elif not spec.kaggle and not spec.url:
+            parts.append("no other source")
+    return "; ".join(parts)
 
 
 def dataset_status(name: str, config: dict, repo_root: Path) -> DatasetStatus:
-    """Can ``name`` be built, from real data or (if config data.standin) from stand-ins? Cheap and offline.
+    """Can ``name`` be built, from real data or (if config data.standin) from stand-ins? Cheap: no hashing.
 
-    "Available" means every required raw file is already fetched, or present in the mirror, or has a source
-    that will be tried (public URL; Kaggle with credentials present). Whether a download then succeeds is
-    only known when the fetch job runs; its failure message says what to do.
+    "Available" means every required raw file is already fetched, or present in the mirror (and not known
+    to be corrupt), or has a download source whose host answers a bounded probe (public URL; Kaggle with
+    credentials present; see :mod:`.network`, at most 3 s, once per host and process). Whether a download
+    then succeeds is only known when the fetch job runs; its failure message says what to do.
     """
     _check_name(name)
     available, reason = _real_status(name, config, Path(repo_root))
@@ -131,6 +195,13 @@ def dataset_status(name: str, config: dict, repo_root: Path) -> DatasetStatus:
     if name in KAGGLE_DATASETS:
         reason += " (or set data.standin: true to build its figures on labelled stand-in data)"
     return DatasetStatus(name, False, False, reason)
+
+
+def dataset_statuses(names, config: dict, repo_root: Path) -> dict[str, DatasetStatus]:
+    """:func:`dataset_status` of several datasets, their download hosts probed together (one wait in all)."""
+    names = list(names)
+    network.probe({e for name in names for e in download_endpoints(name, config, repo_root)})
+    return {name: dataset_status(name, config, repo_root) for name in names}
 
 
 def processed_root(name: str, config: dict, repo_root: Path | None = None) -> Path:

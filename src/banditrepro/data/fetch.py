@@ -30,7 +30,9 @@ from .integrity import (
     ChecksumMismatch,
     DataError,
     check_shape,
+    clear_checksum_failures,
     copy_verified,
+    record_checksum_failure,
     remove_stale_parts,
     sha256_file,
     staged_file,
@@ -257,6 +259,10 @@ def fetch_dataset(name: str, raw_root: Path, mirror: Path | None, allow_network:
                     else:
                         raise DataError(f"{name}: unknown source {source!r} in the manifest")
                     break
+                except ChecksumMismatch as exc:
+                    if source == "mirror":  # so that `status` and the workflow say "corrupt" from now on
+                        record_checksum_failure(folder, mirror / spec.mirror_dir / file.name, exc)
+                    raise
                 except SourceUnavailable as exc:
                     reasons.append(f"{source}: {exc}")
                 except kaggle_client.KaggleUnavailable as exc:
@@ -280,6 +286,7 @@ def fetch_dataset(name: str, raw_root: Path, mirror: Path | None, allow_network:
     record = {"dataset": name, "title": spec.title, "standin": False, "fetched_at": _utc_now(),
               "mirror": str(mirror) if mirror else None, "files": entries}
     write_json_atomic(record_file, record)
+    clear_checksum_failures(folder)
     for entry in entries.values():
         log.info("%s: %s ok (%s, %s bytes, sha256 %s%s)", name, entry["name"], entry["origin"], entry["size"],
                  entry["sha256"], "" if entry.get("sha256_known") else ", pinned now")

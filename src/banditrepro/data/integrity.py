@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
 import logging
 import os
 import shutil
@@ -84,6 +85,51 @@ def remove_stale_parts(folder: Path) -> None:
     if folder.is_dir():
         for stale in folder.glob(".*.part-*"):
             stale.unlink(missing_ok=True)
+
+
+# Checksum failures of mirror files, kept beside the raw files (data/raw/<dataset>/) so that the cheap
+# status check can say "corrupt" for a mirror file that failed, without hashing it again on every run.
+CHECKSUM_FAILURES = "checksum_failures.json"
+
+
+def read_checksum_failures(raw_folder: Path) -> dict[str, dict]:
+    """{file name: {source, size, mtime_ns, expected, actual}} of the checksum failures recorded for a dataset."""
+    try:
+        return json.loads((Path(raw_folder) / CHECKSUM_FAILURES).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def record_checksum_failure(raw_folder: Path, source: Path, error: ChecksumMismatch) -> None:
+    """Remember that ``source`` (as it is now: size and mtime) failed its checksum."""
+    failures = read_checksum_failures(raw_folder)
+    stat = Path(source).stat()
+    failures[error.name] = {"source": str(source), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+                            "expected": error.expected, "actual": error.actual}
+    with staged_file(Path(raw_folder) / CHECKSUM_FAILURES) as tmp:
+        tmp.write_text(json.dumps(failures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def clear_checksum_failures(raw_folder: Path) -> None:
+    (Path(raw_folder) / CHECKSUM_FAILURES).unlink(missing_ok=True)
+
+
+def mirror_file_problem(path: Path, spec: FileSpec, failure: dict | None) -> str | None:
+    """Why a mirror file cannot pass its checks, known without hashing it (None when nothing is known).
+
+    A size other than the manifest's, or a recorded checksum failure of this very file (same path, size and
+    modification time: a replaced file is judged afresh). The message says what to do.
+    """
+    stat = Path(path).stat()
+    fix = ("replace it with a good copy" + (f" (sha256 {spec.sha256})" if spec.sha256 else "")
+           + " or remove it from the mirror, then re-run")
+    if spec.size is not None and stat.st_size != spec.size:
+        return f"{spec.name} in the mirror is corrupt ({path}: {stat.st_size} bytes, expected {spec.size}): {fix}"
+    if failure and failure.get("source") == str(path) and failure.get("size") == stat.st_size \
+            and failure.get("mtime_ns") == stat.st_mtime_ns:
+        return (f"{spec.name} in the mirror is corrupt ({path} failed its checksum: expected sha256 "
+                f"{failure.get('expected')}, got {failure.get('actual')}): {fix}")
+    return None
 
 
 def open_table_text(path: Path, encoding: str = "utf-8", zipped: bool | None = None) -> io.TextIOBase:

@@ -31,6 +31,9 @@ SETUP_STEPS = (
     "https://www.kaggle.com/c/{competition}/rules, then re-run `snakemake --cores 2 datasets`"
 )
 
+# Where the Kaggle API answers (https://www.kaggle.com/api/v1): the host the availability check probes.
+API_ENDPOINT = ("www.kaggle.com", 443)
+
 
 class KaggleUnavailable(DataError):
     """Kaggle cannot serve the file: no or bad credentials, or competition rules not accepted."""
