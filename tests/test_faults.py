@@ -2,7 +2,10 @@
 
 - a build stopped by SIGTERM in the middle of a simulation job resumes and ends byte-identical;
 - a truncated or corrupted shard makes the summarize job fail naming the file, writing no summary.csv;
-- a second snakemake in the same directory while one runs stops with a clear message, damaging nothing.
+- after deleting a damaged shard as advised, the next build rebuilds every missing output;
+- a failed shard write leaves no temporary file; `python -m banditrepro.bench` rejects bad counts (exit 2);
+- a second snakemake in the same directory while one runs stops with a clear message, damaging nothing;
+- a build at one scale does not silently replace results built at the other.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -25,7 +29,8 @@ from repo_copy import (
     snakemake_env,
 )
 
-from banditrepro.shards import ShardError, load_shards, read_shard
+from banditrepro.engine import SimulationOutput
+from banditrepro.shards import ShardError, load_shards, read_shard, save_shard
 
 SMOKE = ("--config", "scale=smoke")
 PAPER_CMD = ("--cores", "2", CHEAP_PAPER, *SMOKE)
@@ -106,6 +111,65 @@ def test_damaged_shard_fails_summarize_naming_the_file(tmp_path, cheap_paper_ref
     rel = str(shard.relative_to(repo))
     assert rel in out and "truncated or corrupted" in out, f"the failure does not name {rel}:\n{out[-4000:]}"
     assert not summary.exists(), "a summary.csv was written from a damaged shard"
+
+
+@pytest.mark.slow
+def test_deleting_a_damaged_shard_as_advised_rebuilds_every_missing_output(tmp_path, cheap_paper_reference):
+    """The failed summarize jobs remove their summary.csv and reference.csv; after the damaged shard is deleted
+    as the message advises, the paper target rebuilds the shard and every missing file (it used to say "Nothing
+    to be done": Snakemake does not rebuild a missing intermediate file while what was made from it exists)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(cheap_paper_reference, repo, symlinks=True)
+    if (cheap_paper_reference.parent / "shared").exists():
+        (tmp_path / "shared").symlink_to(cheap_paper_reference.parent / "shared")
+    shard = min((repo / "results" / CHEAP_PAPER / "shards" / "mean_reward").glob("*.npz"))
+    data = bytearray(shard.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 64] = bytes(b ^ 0xFF for b in data[middle:middle + 64])
+    shard.write_bytes(bytes(data))
+    failed = run_snakemake(repo, *PAPER_CMD, check=False)
+    out = failed.stdout + failed.stderr
+    assert failed.returncode != 0 and "delete it and rerun" in out, out[-3000:]
+    missing = _differences(result_bytes(repo, CHEAP_PAPER), result_bytes(cheap_paper_reference, CHEAP_PAPER))
+    assert any(p.endswith("summary.csv") for p in missing), f"no summary was removed by the failure: {missing}"
+
+    shard.unlink()
+    rebuilt = run_snakemake(repo, *PAPER_CMD)
+    assert "Nothing to be done" not in rebuilt.stdout + rebuilt.stderr
+    built, reference = result_bytes(repo, CHEAP_PAPER), result_bytes(cheap_paper_reference, CHEAP_PAPER)
+    assert not _differences(built, reference), f"not rebuilt or different: {_differences(built, reference)[:10]}"
+
+
+def test_a_failed_shard_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """save_shard writes <name>.npz.tmp and renames it; a write that fails (disk full) removes the .tmp."""
+    results = {"A": SimulationOutput(checkpoints=np.arange(1, 4), curves={"regret": np.ones((2, 3))}, finals={},
+                                     pulls=None)}
+    written = []
+
+    def disk_full(self, data):
+        written.append(self)
+        with open(self, "wb") as handle:
+            handle.write(data[: len(data) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        save_shard(tmp_path / "r000000-000002.npz", results, 0, 2, {"seed": 1})
+    assert written == [tmp_path / "r000000-000002.npz.tmp"]
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    save_shard(tmp_path / "r000000-000002.npz", results, 0, 2, {"seed": 1})  # and a good write still works
+    assert [p.name for p in tmp_path.iterdir()] == ["r000000-000002.npz"]
+    assert read_shard(tmp_path / "r000000-000002.npz")["replications"].tolist() == [0, 2]
+
+
+@pytest.mark.parametrize("argument", ["--reps=0", "--reps=-5", "--horizon=1", "--naive-reps=0", "--reps=many"])
+def test_bench_rejects_a_bad_count_with_a_usage_error(argument):
+    proc = subprocess.run([sys.executable, "-m", "banditrepro.bench", argument], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith(f"bench.py: error: argument {argument.split('=')[0]}: ")
 
 
 @pytest.mark.slow

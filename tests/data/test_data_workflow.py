@@ -70,3 +70,58 @@ def test_datasets_target_builds_real_data_and_reports_one_line_each(tmp_path, re
     assert (project / "data" / "processed" / "movielens_1m" / "movie_rating_histograms.csv").is_file()
     assert (project / "data" / "processed" / "ameshousing" / "ames_model_table.csv").is_file()
     assert not (project / "data" / "raw" / "outbrain").exists()
+
+
+# Imported by every Python process of the run below (on PYTHONPATH): no socket reaches any host.
+NO_NETWORK_SITECUSTOMIZE = '''
+import socket
+
+def _unreachable(*args, **kwargs):
+    raise OSError(101, "Network is unreachable (test: no network)")
+
+socket.create_connection = _unreachable
+socket.getaddrinfo = _unreachable
+socket.socket.connect = _unreachable
+'''
+
+
+@pytest.mark.slow
+def test_main_command_without_network_or_mirror_says_what_is_missing_and_plans_no_data_job(tmp_path):
+    """The README's main command (`snakemake --cores 8`, downloads on) as a dry run on a machine with no
+    network and an empty mirror: exit 0, one line per dataset that cannot be had (how to provide it) before the
+    plan, and no fetch, preprocessing or figure job that needs data in the plan."""
+    from repo_copy import copy_repo
+
+    (tmp_path / "place").mkdir()
+    repo = copy_repo(tmp_path / "place" / "repo")
+    shared = tmp_path / "place" / "shared"
+    if shared.is_symlink():
+        shared.unlink()  # no ../shared/data mirror either
+    config = repo / "config" / "config.yaml"
+    config.write_text(config.read_text().replace("allow_download: false", "allow_download: true"))
+    (tmp_path / "empty-mirror").mkdir()
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(NO_NETWORK_SITECUSTOMIZE)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KAGGLE_")}
+    env.update(BANDITREPRO_DATA_MIRROR=str(tmp_path / "empty-mirror"), HOME=str(tmp_path / "home"),
+               KAGGLE_CONFIG_DIR=str(tmp_path / "home" / ".kaggle"), PYTHONPATH=str(tmp_path / "site"))
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--directory", str(repo), "--snakefile",
+                             str(repo / "Snakefile"), "-n", "--cores", "8"],
+                            env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-4000:]
+    lines = result.stderr.splitlines()
+    announced = {line.split()[2]: line for line in lines if line.startswith("banditrepro: dataset ")}
+    assert set(announced) == {"movielens_1m", "outbrain", "coupon"}, lines[:10]
+    # first: what cannot be had and how to provide it, then which figures are skipped
+    assert lines.index(announced["movielens_1m"]) < min(i for i, line in enumerate(lines) if " skipped: " in line)
+    empty_mirror = str(tmp_path / "empty-mirror")
+    assert f"not in mirror {empty_mirror}" in announced["movielens_1m"]
+    assert "BANDITREPRO_DATA_MIRROR" in announced["movielens_1m"]
+    assert "ml-1m.zip unreachable" in announced["movielens_1m"] and "Network is unreachable" in announced["movielens_1m"]
+    for kaggle_set in ("outbrain", "coupon"):
+        assert "export KAGGLE_USERNAME and KAGGLE_KEY" in announced[kaggle_set]
+    plan = result.stdout
+    assert "rule simulate_shard:" in plan and "rule report:" in plan  # what needs no data is still built
+    for needs_data in ("rule data_fetch:", "rule data_preprocess_", "figures/penalized_fairness/fig3.png",
+                       "figures/composite_anonymous/fig5.png", "results/penalized_fairness/shards/s3_m"):
+        assert needs_data not in plan, f"{needs_data} planned without its data"

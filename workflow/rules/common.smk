@@ -197,11 +197,28 @@ def paper_table_files(paper):
     return [f"results/{paper}/tables/{t}.{ext}" for t in table_ids(paper) for ext in ("csv", "md")]
 
 
+def paper_result_files(paper):
+    """The summaries, references and shards the paper's built figures, claims and tables read. They are
+    targets too because Snakemake does not rebuild a missing intermediate file while what was made from it
+    is present: after a damaged shard was deleted as its error message advises (the failed summarize job
+    having removed its summary.csv and reference.csv), the paper target said "Nothing to be done"."""
+    spec, built = paper_spec(paper), built_figures(paper)
+    experiments = {exp: None for fig in built for exp in spec.figure_experiments(fig)}
+    for fig in claim_figures(spec):
+        if fig in built:
+            experiments.update(dict.fromkeys(claim_dependencies(spec, fig)[1]))
+    for table in table_ids(paper):
+        experiments.update(dict.fromkeys(table_dependencies(spec, table)[1]))
+    inputs = _result_inputs(paper, built, list(experiments))
+    return [f for s in inputs["summaries"] for f in (s, s.replace("/summary.csv", "/reference.csv"))] + inputs["shards"]
+
+
 def paper_targets(paper):
     return (
         paper_figure_files(paper)
         + paper_table_files(paper)
         + [f"results/{paper}/claims.csv", f"results/{paper}/report.md"]
+        + paper_result_files(paper)
     )
 
 
