@@ -210,3 +210,32 @@ def test_load_shards_names_a_damaged_file(tmp_path, damage):
     assert load_shards([good])["A"].curves["regret"].shape == (2, 50)
     with pytest.raises(ShardError, match=str(bad)):
         load_shards([good, bad])
+
+
+@pytest.mark.slow
+def test_a_build_at_the_other_scale_stops_instead_of_replacing_results(tmp_path, cheap_paper_reference):
+    """results/ built at one scale: a build at the other stops before running anything, saying how to proceed
+    (replace_results=true, or move results/ away); with replace_results=true it goes ahead."""
+    repo = tmp_path / "repo"
+    shutil.copytree(cheap_paper_reference, repo, symlinks=True)
+    if (cheap_paper_reference.parent / "shared").exists():
+        (tmp_path / "shared").symlink_to(cheap_paper_reference.parent / "shared")
+    smoke_results = result_bytes(repo, CHEAP_PAPER)
+    stopped = run_snakemake(repo, "--cores", "2", CHEAP_PAPER, "--config", "scale=paper", check=False)
+    out = stopped.stdout + stopped.stderr
+    assert stopped.returncode != 0, f"a paper-scale build ran over smoke results:\n{out[-3000:]}"
+    assert "results/ holds smoke-scale results" in out and "nothing was run" in out, out[-3000:]
+    assert "replace_results=true" in out and "mv results results.old" in out
+    assert not _differences(result_bytes(repo, CHEAP_PAPER), smoke_results), "results changed"
+
+    # the other way round: results recorded as paper scale (their sidecars say so), one summary missing
+    for sidecar in (repo / "results" / CHEAP_PAPER).glob("*/*.csv.provenance.json"):
+        sidecar.write_text(sidecar.read_text().replace('"scale": "smoke"', '"scale": "paper"'))
+    summary = repo / "results" / CHEAP_PAPER / "fig1" / "summary.csv"
+    summary.unlink()
+    stopped = run_snakemake(repo, *PAPER_CMD, check=False)
+    out = stopped.stdout + stopped.stderr
+    assert stopped.returncode != 0 and "results/ holds paper-scale results" in out, out[-3000:]
+    assert not summary.exists()
+    run_snakemake(repo, *PAPER_CMD, "replace_results=true")
+    assert summary.read_bytes() == smoke_results[str(summary.relative_to(repo))]

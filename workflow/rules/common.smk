@@ -1,4 +1,6 @@
 # Helper functions shared by the rules (no rules here).
+import json
+import re
 import sys
 from functools import cache
 from typing import NamedTuple
@@ -210,7 +212,7 @@ def paper_result_files(paper):
     for table in table_ids(paper):
         experiments.update(dict.fromkeys(table_dependencies(spec, table)[1]))
     inputs = _result_inputs(paper, built, list(experiments))
-    return [f for s in inputs["summaries"] for f in (s, s.replace("/summary.csv", "/reference.csv"))] + inputs["shards"]
+    return inputs["summaries"] + [f"results/{paper}/{fig}/reference.csv" for fig in built] + inputs["shards"]
 
 
 def paper_targets(paper):
@@ -274,3 +276,50 @@ def paper_report_inputs(wildcards):
     if robustness_in_report(wildcards.paper):  # robustness.smk
         inputs["robustness"] = robustness_file(wildcards.paper)
     return inputs
+
+
+# ------------------------------------------------------------------------------------------- scale guard
+# results/ holds one scale at a time (the paths do not name it): a smoke build must not silently replace
+# paper-scale results (hours of CPU), nor a paper build smoke ones. The scale of existing results is read
+# from their provenance sidecars; the check runs when the build starts (an onstart handler, so
+# not for -n, --lint or --report) and looks only at the papers whose results this run would write.
+def results_scales(prefix_paper):
+    """{scale: one file showing it} of the results already under ``prefix_paper`` (e.g. results/<paper>)."""
+    found = {}
+    for sidecar in sorted((REPO_ROOT / prefix_paper).glob("*/*.csv.provenance.json")):
+        try:
+            scale = json.loads(sidecar.read_text(encoding="utf-8"))["config"]["scale"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not a result sidecar, or one that records no scale
+        found.setdefault(scale, str(sidecar.relative_to(REPO_ROOT)).removesuffix(".provenance.json"))
+    return found
+
+
+def check_results_scale(jobs):
+    """Stop (one message) when ``jobs`` would write results of a paper whose results are at another scale."""
+    if config.get("replace_results"):
+        return
+    written = set()
+    for job in jobs:
+        for path in map(str, job.output):
+            match = re.match(r"(results(?:/robustness/seed\d+)?/([a-z_]+))/", path)
+            if match and match.group(2) in available_papers():
+                written.add(match.group(1))
+    conflicts = {}  # results folder -> (its other scale, a file showing it)
+    for folder in sorted(written):
+        for scale, example in results_scales(folder).items():
+            if scale != config["scale"]:
+                conflicts[folder] = (scale, example)
+    if conflicts:
+        other = "/".join(sorted({scale for scale, _ in conflicts.values()}))
+        examples = ", ".join(example for _, example in list(conflicts.values())[:3])
+        raise WorkflowError(
+            f"results/ holds {other}-scale results ({examples}{', ...' if len(conflicts) > 3 else ''}) that this "
+            f"build at scale {config['scale']} would replace; nothing was run. To replace them, add "
+            f"replace_results=true to --config (--config scale={config['scale']} replace_results=true); to keep "
+            "them, move results/ and figures/ away first (mv results results.old && mv figures figures.old)."
+        )
+
+
+onstart:
+    check_results_scale(workflow.dag.needrun_jobs())
