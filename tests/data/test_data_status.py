@@ -189,3 +189,30 @@ def test_the_probe_never_waits_longer_than_its_timeout(monkeypatch):
     assert elapsed < 1.5, f"the probe waited {elapsed:.1f} s"
     assert answers == {("hangs.example", 443): "no answer within 0.3 s",
                        ("also-hangs.example", 80): "no answer within 0.3 s"}
+
+
+def test_overall_report_lists_what_was_not_built_and_why(tmp_path, monkeypatch, no_kaggle_credentials,
+                                                         network_down):
+    """results/report.md's "Not built" section, from the workflow's not_built() structure (common.smk)."""
+    import pandas as pd
+
+    from banditrepro import provenance
+    from banditrepro.report.report import overall_report
+
+    monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(tmp_path / "no-mirror"))
+    movielens = dataset_status("movielens_1m", _config(), tmp_path)
+    (tmp_path / "toy").mkdir()
+    pd.DataFrame([("C1", "fig3", "s", "not measured", "", "inconclusive", "headline")],
+                 columns=["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
+                 ).to_csv(tmp_path / "toy" / "claims.csv", index=False)
+    not_built = {"datasets": {"movielens_1m": movielens.reason},
+                 "figures": {"toy": {"fig3": "needs movielens_1m (unavailable; see `snakemake datasets`)"}}}
+    prov = provenance.record({"scale": "paper"}, 7, tmp_path)
+    text = overall_report({"toy": tmp_path / "toy" / "claims.csv"}, {"toy": tmp_path / "toy" / "report.md"},
+                          tmp_path / "report.md", prov, not_built=not_built)
+    section = text.split("## Not built\n\n", 1)[1].splitlines()
+    assert section[0] == f"- data set `movielens_1m`: {movielens.reason}" and "unreachable" in section[0]
+    assert section[1] == "- `toy` fig3: needs movielens_1m (unavailable; see `snakemake datasets`)"
+    assert "## Not built" not in overall_report({"toy": tmp_path / "toy" / "claims.csv"},
+                                                {"toy": tmp_path / "toy" / "report.md"}, tmp_path / "r2.md",
+                                                prov, not_built={"datasets": {}, "figures": {}})

@@ -104,6 +104,7 @@ rule report:
     params:
         seed=config["seed"],
         scale=config["scale"],
+        not_built=lambda w: not_built(),  # datasets and figures this machine cannot build, and why (common.smk)
     log:
         "logs/report.log",
     conda:

@@ -20,7 +20,8 @@ def main(snakemake) -> None:
         robustness = {Path(p).parent.name: Path(p) for p in snakemake.input.robustness}
         prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
                                  root)
-        overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness)
+        overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness,
+                       snakemake.params.not_built)
         provenance.write_sidecar(snakemake.output[0], prov)
 
 

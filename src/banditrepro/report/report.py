@@ -93,11 +93,13 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
 
 def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path], out_path: Path, prov: dict,
                    paper_findings: dict[str, list[str]] | None = None,
-                   paper_robustness: dict[str, Path] | None = None) -> str:
+                   paper_robustness: dict[str, Path] | None = None, not_built: dict | None = None) -> str:
     """One row of headline tallies per paper (variant and sanity apart), then each paper's findings;
     ``prov`` (a provenance record whose config holds the ``scale``) says what the report was built from,
     as in each paper report. With ``paper_robustness`` ({paper: robustness.csv}) a column counts the
-    headline claims stable across seeds."""
+    headline claims stable across seeds. ``not_built`` ({"datasets": {name: why}, "figures": {paper:
+    {figure: why}}}, the workflow's not_built()) adds a section listing what this machine could not build
+    and why."""
     out_dir = Path(out_path).parent
     scale = prov["config"]["scale"]
     paper_findings = paper_findings or {}
@@ -124,6 +126,12 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
     for paper in paper_claims:
         if paper in paper_findings:
             lines += [f"## {paper}", ""] + [f"- {s}" for s in paper_findings[paper]] + [""]
+    if not_built and (not_built.get("datasets") or not_built.get("figures")):
+        lines += ["## Not built", ""]
+        lines += [f"- data set `{name}`: {why}" for name, why in not_built.get("datasets", {}).items()]
+        lines += [f"- `{paper}` {fig}: {why}" for paper, figs in not_built.get("figures", {}).items()
+                  for fig, why in figs.items()]
+        lines.append("")
     text = "\n".join(lines)
     Path(out_path).write_text(text)
     return text
