@@ -107,6 +107,9 @@ if not workflow.is_main_process:
 
     _data_network.skip_probes()
 
+# decided (and announced) now, before the other rule files are read: the run's first lines say what is missing
+dataset_states()
+
 
 # Precomputed inputs (an experiment's `requires:` paths) that a paper rule file may switch off or
 # make depend on data: {path: function returning why it cannot be built, or None}. Example:
