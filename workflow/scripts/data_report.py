@@ -3,11 +3,12 @@
 import sys
 from pathlib import Path
 
-from banditrepro.data import DATASET_NAMES, dataset_status
+from banditrepro.data import DATASET_NAMES, dataset_statuses
 
 
 def main(snakemake) -> int:
-    lines = [dataset_status(name, snakemake.params.config, Path(snakemake.params.repo_root)).line() for name in DATASET_NAMES]
+    statuses = dataset_statuses(DATASET_NAMES, snakemake.params.config, Path(snakemake.params.repo_root))
+    lines = [status.line() for status in statuses.values()]
     text = "\n".join(lines) + "\n"
     log_path = Path(snakemake.log[0])
     log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@
     python -m banditrepro.data preprocess NAME --record data/raw/NAME/fetch_record.json --out-dir DIR
     python -m banditrepro.data standin NAME --out-dir data/standin/raw [--seed N] [--size small|full]
     python -m banditrepro.data status [--config config/config.yaml] [--repo-root .] [--out FILE]
+        (no hashing; the download hosts of files not on this machine are probed, at most 3 s)
 
 Errors are printed as one line on stderr (exit status 2).
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from . import DATASET_NAMES, KAGGLE_DATASETS, dataset_status
+from . import DATASET_NAMES, KAGGLE_DATASETS, dataset_statuses
 from .integrity import DataError
 from .manifest import dataset_spec
 
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             write_standin(args.name, args.out_dir, seed=args.seed, size=args.size)
         elif args.command == "status":
             config = yaml.safe_load(args.config.read_text(encoding="utf-8"))
-            lines = [dataset_status(name, config, args.repo_root).line() for name in DATASET_NAMES]
+            lines = [st.line() for st in dataset_statuses(DATASET_NAMES, config, args.repo_root).values()]
             text = "\n".join(lines) + "\n"
             sys.stdout.write(text)
             if args.out:
