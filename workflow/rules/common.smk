@@ -107,7 +107,7 @@ if not workflow.is_main_process:
 
     _data_network.skip_probes()
 
-# decided (and announced) now, before the other rule files are read: the run's first lines say what is missing
+# decided (and announced) now, before the other rule files are read, so that the run opens with what is missing
 dataset_states()
 
 
@@ -284,8 +284,8 @@ def paper_report_inputs(wildcards):
 # ------------------------------------------------------------------------------------------- scale guard
 # results/ holds one scale at a time (the paths do not name it): a smoke build must not silently replace
 # paper-scale results (hours of CPU), nor a paper build smoke ones. The scale of existing results is read
-# from their provenance sidecars; the check runs when the build starts (an onstart handler, so
-# not for -n, --lint or --report) and looks only at the papers whose results this run would write.
+# from their provenance sidecars; the check runs when the build starts (the onstart handler below, so not
+# for -n, --lint or --report) and looks only at the papers whose results this run would write.
 def results_scales(prefix_paper):
     """{scale: one file showing it} of the results already under ``prefix_paper`` (e.g. results/<paper>)."""
     found = {}
