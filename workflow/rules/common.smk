@@ -300,7 +300,7 @@ def results_scales(prefix_paper):
 
 def check_results_scale(jobs):
     """Stop (one message) when ``jobs`` would write results of a paper whose results are at another scale."""
-    if config.get("replace_results"):
+    if str(config.get("replace_results", False)).lower() == "true":  # --config gives the string "true"
         return
     written = set()
     for job in jobs:
