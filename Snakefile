@@ -47,4 +47,4 @@ rule all:
     default_target: True
     input:
         [paper_targets(p) for p in available_papers()],
-        "results/report.md",
+        layout.REPORT_FILE,

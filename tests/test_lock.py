@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from banditrepro import lock as L
+from banditrepro.layout import result_csvs
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,28 +40,28 @@ def test_normalise_leaves_out_comments_provenance_and_wall_clock_columns():
 
 def test_diff_names_paper_figure_algorithm_t_and_both_values():
     new = SUMMARY.replace("regret,A2_P2,regret,2,2.5,0.2,24", "regret,A2_P2,regret,2,2.75,0.2,24")
-    lines = L.diff_rows("results/satisficing_ucl/fig1/summary.csv", SUMMARY, new)
+    lines = L.diff_rows("satisficing_ucl, fig1", SUMMARY, new)
     assert lines == [("satisficing_ucl, fig1, panel=regret, algorithm=A2_P2, metric=regret, t=2: "
                       "mean locked 2.5 new 2.75")]
 
 
 def test_diff_names_first_rows_only_and_rows_added_or_removed():
     new = SUMMARY.replace(",3.0,", ",3.5,").replace(",5.0,", ",5.5,").replace(",1.5,", ",1.25,")
-    assert len(L.diff_rows("results/p/f/summary.csv", SUMMARY, new, limit=2)) == 2
+    assert len(L.diff_rows("p, f", SUMMARY, new, limit=2)) == 2
     dropped = "\n".join(SUMMARY.splitlines()[:-1]) + "\nregret,A2_P2,regret,3,3.5,0.2,24\n"
-    lines = L.diff_rows("results/p/f/summary.csv", SUMMARY, dropped)
+    lines = L.diff_rows("p, f", SUMMARY, dropped)
     assert lines == ["p, f, panel=regret, algorithm=A2_P2, metric=regret, t=2: row missing from the new file",
                      "p, f, panel=regret, algorithm=A2_P2, metric=regret, t=3: row not in the lock"]
     table = "problem,k,value\nP1,1,0.5\nP2,2,0.7\n"
-    assert L.diff_rows("results/p/tables/table1.csv", table, table.replace("0.7", "0.8")) == [
+    assert L.diff_rows("p, table table1", table, table.replace("0.7", "0.8")) == [
         "p, table table1, problem=P2: value locked 0.7 new 0.8"]
-    assert L.diff_rows("results/p/f/summary.csv", SUMMARY, SUMMARY.replace("mean,se", "mean,sd"))[0].startswith(
+    assert L.diff_rows("p, f", SUMMARY, SUMMARY.replace("mean,se", "mean,sd"))[0].startswith(
         "columns differ")
 
 
 def test_lock_round_trip_detects_a_changed_value_and_is_byte_stable(tmp_path):
-    files = [_write(tmp_path, "results/p/fig1/summary.csv", SUMMARY),
-             _write(tmp_path, "results/p/claims.csv", "claim_id,measured,verdict,kind\nC1,0.5,reproduced,headline\n")]
+    files = {_write(tmp_path, "results/p/fig1/summary.csv", SUMMARY): "fig1",
+             _write(tmp_path, "results/p/claims.csv", "claim_id,measured,verdict,kind\nC1,0.5,reproduced,headline\n"): "claims"}
     lock, content = L.make_lock(tmp_path, "p", "smoke", files, {"fig9": "needs x (unavailable)"}, seed=1)
     written = L.write_lock(tmp_path, lock, content)
     first = [p.read_bytes() for p in written]
@@ -78,7 +79,7 @@ def test_lock_round_trip_detects_a_changed_value_and_is_byte_stable(tmp_path):
     assert diffs[0].rows == ["p, fig1, panel=regret, algorithm=A1_P1, metric=regret, t=2: mean locked 5.0 new 5.25"]
     extra = _write(tmp_path, "results/p/fig2/summary.csv", SUMMARY)
     assert ("results/p/fig2/summary.csv", "not in lock") in [(d.path, d.problem)
-                                                            for d in L.verify_paper(tmp_path, stored, files + [extra])]
+                                                            for d in L.verify_paper(tmp_path, stored, {**files, extra: "fig2"})]
 
 
 def test_version_differences_name_package_installed_and_locked():
@@ -123,7 +124,7 @@ def test_verdicts_rewrite_keeps_other_papers_and_verify_names_changes(tmp_path):
 def test_rows_of_figures_not_built_here_are_left_out_of_the_claims_comparison(tmp_path):
     claims = ("claim_id,figure,measured,verdict\nC1,fig1,0.5,reproduced\n"
               "C2,fig5,0.9,reproduced\n")
-    files = [_write(tmp_path, "results/p/claims.csv", claims)]
+    files = {_write(tmp_path, "results/p/claims.csv", claims): "claims"}
     lock, content = L.make_lock(tmp_path, "p", "smoke", files, {}, seed=1)
     L.write_lock(tmp_path, lock, content)
     stored = L.read_lock(tmp_path, "p", "smoke")
@@ -143,18 +144,17 @@ def test_measured_time_figures_are_those_replaying_the_forest_timings():
     spec = load_paper("censored_resources", "smoke", REPO_ROOT)
     found = L.measured_time_figures(spec, list(spec.figures))
     assert set(found) == {"fig5"}
-    files = ["results/censored_resources/fig5/summary.csv", "results/censored_resources/fig4/summary.csv",
-             "results/censored_resources/tables/table_ames.csv", "results/censored_resources/tables/table_s51.csv",
-             "results/censored_resources/claims.csv"]
-    assert L.measured_time_files("censored_resources", spec, found, files) == [
-        "results/censored_resources/fig5/summary.csv", "results/censored_resources/tables/table_ames.csv"]
+    files = result_csvs("censored_resources", ["fig5", "fig4"], ["table_ames", "table_s51"])
+    assert L.measured_time_files(spec, found, files) == [
+        "results/censored_resources/fig5/summary.csv", "results/censored_resources/fig5/reference.csv",
+        "results/censored_resources/tables/table_ames.csv"]
     ucl = load_paper("satisficing_ucl", "smoke", REPO_ROOT)
     assert L.measured_time_figures(ucl, list(ucl.figures)) == {}
 
 
 def test_claims_rows_of_measured_time_figures_are_not_locked(tmp_path):
     claims = "claim_id,figure,measured,verdict\nC1,fig1,0.5,reproduced\nC5,fig5,0.061,reproduced\n"
-    files = [_write(tmp_path, "results/p/claims.csv", claims)]
+    files = {_write(tmp_path, "results/p/claims.csv", claims): "claims"}
     lock, content = L.make_lock(tmp_path, "p", "smoke", files, {}, seed=1, measured_time={"fig5": "timings"})
     L.write_lock(tmp_path, lock, content)
     stored = L.read_lock(tmp_path, "p", "smoke")

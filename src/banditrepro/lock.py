@@ -37,10 +37,11 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from .layout import LOCK_DIR, VERDICTS_FILE, content_path, lock_path
 from .report.vocabulary import DEFAULT_KIND
 
-LOCK_DIR = Path("config") / "locks"
-VERDICTS_FILE = LOCK_DIR / "verdicts.paper.csv"
+__all__ = ["LOCK_DIR", "VERDICTS_FILE", "content_path", "lock_path"]  # where the locks live: banditrepro.layout
+
 VERDICT_COLUMNS = ["paper", "claim_id", "kind", "measured", "verdict"]
 VERSIONED_PACKAGES = ("numpy", "numba", "scipy", "scikit-learn", "snakemake", "banditrepro")
 #: relative tolerance of the numbers in claims' ``measured`` text at paper scale (verdicts compare exactly)
@@ -71,14 +72,6 @@ ROW_KEYS = (
     ("panel", "curve", "metric", "t"),  # reference.csv
     ("claim_id",),  # claims.csv
 )
-
-
-def lock_path(root: Path | str, paper: str, scale: str) -> Path:
-    return Path(root) / LOCK_DIR / f"{paper}.{scale}.lock.json"
-
-
-def content_path(root: Path | str, paper: str, scale: str) -> Path:
-    return Path(root) / LOCK_DIR / f"{paper}.{scale}.content.json.gz"
 
 
 def installed_versions() -> dict[str, str]:
@@ -124,17 +117,6 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def where(path: str) -> tuple[str, str]:
-    """(paper, figure or table) of a result path ``results/<paper>/...``."""
-    parts = Path(path).parts
-    paper = parts[1] if len(parts) > 1 else "?"
-    if len(parts) >= 4 and parts[2] == "tables":
-        return paper, f"table {Path(parts[3]).stem}"
-    if len(parts) >= 4:
-        return paper, parts[2]
-    return paper, Path(path).stem
-
-
 def measured_time_figures(spec, figures: list[str]) -> dict[str, str]:
     """{figure: why} for the ``figures`` of a paper spec whose experiments replay wall-clock measurements."""
     found = {}
@@ -146,23 +128,20 @@ def measured_time_figures(spec, figures: list[str]) -> dict[str, str]:
     return found
 
 
-def measured_time_files(paper: str, spec, figures: dict[str, str], files: list[str]) -> list[str]:
-    """Of ``files``, the curves of measured-time ``figures`` and the tables built from them."""
+def measured_time_files(spec, figures: dict[str, str], files: dict[str, str]) -> list[str]:
+    """Of ``files`` ({path: what it holds}, banditrepro.layout.result_csvs), the curves of measured-time
+    ``figures`` and the tables built from them."""
     tables = {t for t, tspec in spec.tables.items() if set(tspec.get("figures", [])) & set(figures)}
-    out = []
-    for rel in files:
-        parts = Path(rel).parts
-        if len(parts) == 4 and parts[2] in figures or len(parts) == 4 and parts[2] == "tables" and Path(parts[3]).stem in tables:
-            out.append(rel)
-    return out
+    held = set(figures) | {f"table {t}" for t in tables}
+    return [rel for rel, what in files.items() if what in held]
 
 
 # ------------------------------------------------------------------------------------------- writing
 
 
-def make_lock(root: Path | str, paper: str, scale: str, files: list[str], not_built: dict[str, str],
+def make_lock(root: Path | str, paper: str, scale: str, files, not_built: dict[str, str],
               seed: int, measured_time: dict[str, str] | None = None) -> tuple[dict, dict[str, str]]:
-    """The lock record and the normalised content of each file (paths relative to ``root``); rows of
+    """The lock record and the normalised content of each of ``files`` (paths relative to ``root``); rows of
     ``measured_time`` figures are left out of files with a ``figure`` column (claims.csv)."""
     root = Path(root)
     content, entries = {}, {}
@@ -233,22 +212,22 @@ def _row_key(header: list[str]) -> list[int] | None:
     return None
 
 
-def _describe(path: str, header: list[str], row: list[str]) -> str:
-    paper, figure = where(path)
+def _describe(where: str, header: list[str], row: list[str]) -> str:
     named = dict(zip(header, row))
-    parts = [paper, figure]
+    parts = [where]
     for col in ("panel", "algorithm", "curve", "metric", "claim_id"):
         if named.get(col):
             parts.append(f"{col}={named[col]}")
     if "t" in named:
         parts.append(f"t={named['t']}")
-    if len(parts) == 2 and header:  # a table: its first column names the row
+    if len(parts) == 1 and header:  # a table: its first column names the row
         parts.append(f"{header[0]}={row[0] if row else ''}")
     return ", ".join(parts)
 
 
-def diff_rows(path: str, locked_text: str, new_text: str, limit: int = ROWS_SHOWN) -> list[str]:
-    """Up to ``limit`` lines naming the first differing rows: where, column, locked value, new value."""
+def diff_rows(where: str, locked_text: str, new_text: str, limit: int = ROWS_SHOWN) -> list[str]:
+    """Up to ``limit`` lines naming the first differing rows: ``where`` ("<paper>, <what the file holds>"),
+    the row's key, column, locked value, new value."""
     old, new = read_rows(locked_text), read_rows(new_text)
     if not old or not new:
         return [f"{'locked' if not old else 'new'} file is empty"]
@@ -272,19 +251,19 @@ def diff_rows(path: str, locked_text: str, new_text: str, limit: int = ROWS_SHOW
         else:
             other = new_rows[i] if i < len(new_rows) else None
         if other is None:
-            lines.append(f"{_describe(path, header, row)}: row missing from the new file")
+            lines.append(f"{_describe(where, header, row)}: row missing from the new file")
         elif other != row:
             cols = [c for c, a, b in zip(header, row, other) if a != b]
             col = cols[0]
             j = header.index(col)
             more = f" (and {', '.join(cols[1:])})" if len(cols) > 1 else ""
-            lines.append(f"{_describe(path, header, row)}: {col} locked {row[j]} new {other[j]}{more}")
+            lines.append(f"{_describe(where, header, row)}: {col} locked {row[j]} new {other[j]}{more}")
     if unique:
         for row in new_rows:
             if len(lines) >= limit:
                 break
             if tuple(row[j] for j in key) not in old_keys:
-                lines.append(f"{_describe(path, header, row)}: row not in the lock")
+                lines.append(f"{_describe(where, header, row)}: row not in the lock")
     elif len(new_rows) > len(old_rows) and len(lines) < limit:
         lines.append(f"{len(new_rows) - len(old_rows)} rows more than the lock's {len(old_rows)}")
     return lines
@@ -360,9 +339,10 @@ def without_figures(text: str, figures: set[str]) -> str:
     return out.getvalue()
 
 
-def verify_paper(root: Path | str, lock: dict, files: list[str], not_built_here: set[str] = frozenset()
+def verify_paper(root: Path | str, lock: dict, files: dict[str, str], not_built_here: set[str] = frozenset()
                  ) -> list[FileDiff]:
-    """Compare the built ``files`` of one paper with its lock. Figures built on only one of the two machines
+    """Compare the built ``files`` of one paper ({path: what it holds}, banditrepro.layout.result_csvs)
+    with its lock. Figures built on only one of the two machines
     (data available here or there) are left out on both sides: their files, and their rows in files with a
     ``figure`` column (claims.csv); the caller names them."""
     root = Path(root)
@@ -372,7 +352,7 @@ def verify_paper(root: Path | str, lock: dict, files: list[str], not_built_here:
     diffs = []
     locked = lock["files"]
     for rel in sorted(set(files) | set(locked)):
-        if rel not in files or where(rel)[1] in one_sided:
+        if rel not in files or files[rel] in one_sided:
             continue
         if rel not in locked:
             diffs.append(FileDiff(rel, "not in lock"))
@@ -389,11 +369,12 @@ def verify_paper(root: Path | str, lock: dict, files: list[str], not_built_here:
             continue
         old, new = without_figures(content[rel], drop), without_figures(text, drop)
         if old != new:
+            where = f"{lock['paper']}, {files[rel]}"
             rounding = rounding_difference(old, new)
             if rounding is not None and rounding <= PLATFORM_REL_TOL:
-                diffs.append(FileDiff(rel, PLATFORM_ROUNDING, diff_rows(rel, old, new), max_relative=rounding))
+                diffs.append(FileDiff(rel, PLATFORM_ROUNDING, diff_rows(where, old, new), max_relative=rounding))
             else:
-                diffs.append(FileDiff(rel, "differs", diff_rows(rel, old, new)))
+                diffs.append(FileDiff(rel, "differs", diff_rows(where, old, new)))
     return diffs
 
 

@@ -34,12 +34,8 @@ def repo_root(snakemake) -> Path:
     return Path(snakemake.scriptdir).resolve().parents[1]
 
 
-def context_from_inputs(spec, summaries: Iterable, shards: Iterable, standin: Iterable[str] = ()) -> ResultsContext:
-    """A ResultsContext over the summary files (results/<paper>/<figure>/summary.csv, with their
-    reference.csv beside them) and shard files (results/<paper>/shards/<experiment>/*.npz) a rule was given."""
-    sums = {Path(p).parent.name: Path(p) for p in summaries}
-    refs = {fig: p.with_name("reference.csv") for fig, p in sums.items()}
-    by_exp: dict[str, list[Path]] = {}
-    for p in shards:
-        by_exp.setdefault(Path(p).parent.name, []).append(Path(p))
-    return ResultsContext(spec, sums, refs, by_exp, set(standin))
+def context_from_results(spec, results: dict, standin: Iterable[str] = ()) -> ResultsContext:
+    """A ResultsContext over the result files a claim or table job was given, keyed by what they are (the
+    rule's ``results`` param, common.smk ``ResultFiles``): ``summaries`` and ``references`` {figure: path},
+    ``shards`` {experiment: [paths]}."""
+    return ResultsContext(spec, results["summaries"], results["references"], results["shards"], set(standin))

@@ -7,18 +7,15 @@ from typing import NamedTuple
 
 from snakemake.exceptions import WorkflowError
 
-from banditrepro.experiments.spec import ConfigError, load_paper, select_papers, shard_name
+from banditrepro import layout
+from banditrepro.experiments.spec import ConfigError, load_paper, select_papers
+from banditrepro.layout import shard_name
 from banditrepro.report.claims import claim_dependencies, claim_figures, table_dependencies
 from banditrepro.report.findings import FindingsError, check_findings
 
 
 wildcard_constraints:
-    paper=r"[a-z_]+",
-    experiment=r"[A-Za-z0-9_]+",
-    figure=r"[A-Za-z0-9_]+",
-    table=r"[A-Za-z0-9_]+",
-    shard=r"r\d{6}-\d{6}",
-    seed=r"\d+",
+    **layout.WILDCARD_CONSTRAINTS,
 
 
 # The same rules build the main results (results/<paper>/...) and, for the robustness targets
@@ -29,9 +26,9 @@ def run_seed(wildcards):
     return int(wildcards.seed) if hasattr(wildcards, "seed") else config["seed"]
 
 
-def results_prefix(wildcards):
-    """Where a job's results live: results/ for the main build, results/robustness/seed<S>/ for a robustness seed."""
-    return f"results/robustness/seed{wildcards.seed}" if hasattr(wildcards, "seed") else "results"
+def extra_seed(wildcards):
+    """The {seed} of a robustness job (the key of its results root, banditrepro.layout), else None."""
+    return wildcards.seed if hasattr(wildcards, "seed") else None
 
 
 @cache
@@ -154,10 +151,10 @@ def figure_availability(paper):
     return FigureAvailability(built, missing, standin)
 
 
-def experiment_shards(paper, experiment, prefix="results"):
+def experiment_shards(paper, experiment, seed=None):
     exp = paper_spec(paper).experiments[experiment]
     return [
-        f"{prefix}/{paper}/shards/{experiment}/{shard_name(a, b)}.npz"
+        layout.shard_file(paper, experiment, shard_name(a, b), seed)
         for a, b in exp.job_shards(config["shard_size"])
     ]
 
@@ -175,12 +172,12 @@ def experiment_inputs(wildcards):
 
 
 def figure_shards(wildcards):
+    """{experiment: shard files} of one figure."""
     spec = paper_spec(wildcards.paper)
-    return [
-        f
+    return {
+        exp: experiment_shards(wildcards.paper, exp, extra_seed(wildcards))
         for exp in spec.figure_experiments(wildcards.figure)
-        for f in experiment_shards(wildcards.paper, exp, results_prefix(wildcards))
-    ]
+    }
 
 
 def built_figures(paper):
@@ -194,12 +191,17 @@ def table_ids(paper):
     return [t for t, tspec in spec.tables.items() if set(tspec.get("figures", [])) <= built]
 
 
+def paper_figures(paper):
+    """{figure: [png, pdf]} of the built figures."""
+    return {fig: [layout.figure_file(paper, fig, ext) for ext in layout.FIGURE_FORMATS] for fig in built_figures(paper)}
+
+
 def paper_figure_files(paper):
-    return [f"figures/{paper}/{fig}.{ext}" for fig in built_figures(paper) for ext in ("png", "pdf")]
+    return [f for files in paper_figures(paper).values() for f in files]
 
 
 def paper_table_files(paper):
-    return [f"results/{paper}/tables/{t}.{ext}" for t in table_ids(paper) for ext in ("csv", "md")]
+    return [layout.table_file(paper, t, ext) for t in table_ids(paper) for ext in layout.TABLE_FORMATS]
 
 
 def paper_result_files(paper):
@@ -214,51 +216,72 @@ def paper_result_files(paper):
             experiments.update(dict.fromkeys(claim_dependencies(spec, fig)[1]))
     for table in table_ids(paper):
         experiments.update(dict.fromkeys(table_dependencies(spec, table)[1]))
-    inputs = _result_inputs(paper, built, list(experiments))
-    return inputs["summaries"] + [f"results/{paper}/{fig}/reference.csv" for fig in built] + inputs["shards"]
+    files = _result_files(paper, built, list(experiments))
+    return files.inputs()["summaries"] + list(files.references.values()) + files.inputs()["shards"]
 
 
 def paper_targets(paper):
     return (
         paper_figure_files(paper)
         + paper_table_files(paper)
-        + [f"results/{paper}/claims.csv", f"results/{paper}/report.md"]
+        + [layout.claims_file(paper), layout.paper_report_file(paper)]
         + paper_result_files(paper)
     )
 
 
 # Claims per figure and the reports (rules in report.smk).
-def _result_inputs(paper, figures, experiments, prefix="results"):
+class ResultFiles(NamedTuple):
+    """The results a claim or table job reads, keyed by what they are (the job's params; their files are its inputs)."""
+    summaries: dict  # {figure: summary.csv}
+    references: dict  # {figure: reference.csv} (written with the summary)
+    shards: dict  # {experiment: [shard files]}
+
+    def inputs(self):
+        return {"summaries": list(self.summaries.values()), "shards": [f for fs in self.shards.values() for f in fs]}
+
+
+def _result_files(paper, figures, experiments, seed=None):
     """Summaries of the built figures and shards of the experiments whose data are available."""
     spec, built = paper_spec(paper), built_figures(paper)
     # an experiment on unavailable data has no shards to wait for; its claims say "not measured"
     experiments = [e for e in experiments if all(dataset_state(d).available for d in spec.experiments[e].data)]
-    return {
-        "summaries": [f"{prefix}/{paper}/{fig}/summary.csv" for fig in figures if fig in built],
-        "shards": [f for exp in experiments for f in experiment_shards(paper, exp, prefix)],
-    }
+    figures = [fig for fig in figures if fig in built]
+    return ResultFiles(
+        {fig: layout.summary_file(paper, fig, seed) for fig in figures},
+        {fig: layout.reference_file(paper, fig, seed) for fig in figures},
+        {exp: experiment_shards(paper, exp, seed) for exp in experiments},
+    )
 
 
-def claim_figure_inputs(wildcards):
+def claim_figure_results(wildcards):
     """The summaries and shards the claims of one figure read (none when the figure is not built)."""
     paper, figure = wildcards.paper, wildcards.figure
     if figure not in built_figures(paper):
-        return {"summaries": [], "shards": []}
-    return _result_inputs(paper, *claim_dependencies(paper_spec(paper), figure), results_prefix(wildcards))
+        return ResultFiles({}, {}, {})
+    return _result_files(paper, *claim_dependencies(paper_spec(paper), figure), extra_seed(wildcards))
+
+
+def claim_figure_inputs(wildcards):
+    return claim_figure_results(wildcards).inputs()
+
+
+def table_results(wildcards):
+    """The summaries and shards one table reads (its declared figures and what its args name)."""
+    spec = paper_spec(wildcards.paper)
+    return _result_files(wildcards.paper, *table_dependencies(spec, wildcards.table), extra_seed(wildcards))
 
 
 def table_inputs(wildcards):
-    """The summaries and shards one table reads (its declared figures and what its args name) and those
-    of its declared repository ``files`` that exist."""
+    """table_results' files and those of the table's declared repository ``files`` that exist."""
     spec = paper_spec(wildcards.paper)
-    inputs = _result_inputs(wildcards.paper, *table_dependencies(spec, wildcards.table), results_prefix(wildcards))
+    inputs = table_results(wildcards).inputs()
     # a declared file may be absent (the table says so); once it appears, the changed input set reruns the table
     inputs["files"] = [f for f in spec.tables[wildcards.table].get("files", []) if (REPO_ROOT / f).exists()]
     return inputs
 
 
 def claim_figure_files(paper):
-    return [f"results/{paper}/claims/{fig}.csv" for fig in claim_figures(paper_spec(paper))]
+    return [layout.figure_claims_file(paper, fig) for fig in claim_figures(paper_spec(paper))]
 
 
 @cache
@@ -272,12 +295,12 @@ def paper_findings(paper):
 
 def paper_report_inputs(wildcards):
     inputs = {
-        "claims": f"results/{wildcards.paper}/claims.csv",
+        "claims": layout.claims_file(wildcards.paper),
         "figures": paper_figure_files(wildcards.paper),
         "tables": paper_table_files(wildcards.paper),
     }
-    if robustness_in_report(wildcards.paper):  # robustness.smk
-        inputs["robustness"] = robustness_file(wildcards.paper)
+    if robustness_in_report(wildcards.paper):  # robustness_common.smk
+        inputs["robustness"] = layout.robustness_file(wildcards.paper)
     return inputs
 
 
@@ -286,10 +309,10 @@ def paper_report_inputs(wildcards):
 # paper-scale results (hours of CPU), nor a paper build smoke ones. The scale of existing results is read
 # from their provenance sidecars; the check runs when the build starts (the onstart handler below, so not
 # for -n, --lint or --report) and looks only at the papers whose results this run would write.
-def results_scales(prefix_paper):
-    """{scale: one file showing it} of the results already under ``prefix_paper`` (e.g. results/<paper>)."""
+def results_scales(folder):
+    """{scale: one file showing it} of the results already under ``folder`` (a paper's results folder)."""
     found = {}
-    for sidecar in sorted((REPO_ROOT / prefix_paper).glob("*/*.csv.provenance.json")):
+    for sidecar in sorted((REPO_ROOT / folder).glob("*/*.csv.provenance.json")):
         try:
             scale = json.loads(sidecar.read_text(encoding="utf-8"))["config"]["scale"]
         except (OSError, ValueError, KeyError, TypeError):
@@ -302,12 +325,11 @@ def check_results_scale(jobs):
     """Stop (one message) when ``jobs`` would write results of a paper whose results are at another scale."""
     if str(config.get("replace_results", False)).lower() == "true":  # --config gives the string "true"
         return
-    written = set()
+    written = set()  # the paper results folders this run writes into, from the jobs' own keys
     for job in jobs:
-        for path in map(str, job.output):
-            match = re.match(r"(results(?:/robustness/seed\d+)?/([a-z_]+))/", path)
-            if match and match.group(2) in available_papers():
-                written.add(match.group(1))
+        paper = job.wildcards_dict.get("paper")
+        if paper in available_papers():
+            written.add(layout.paper_results_dir(paper, job.wildcards_dict.get("seed")))
     conflicts = {}  # results folder -> (its other scale, a file showing it)
     for folder in sorted(written):
         for scale, example in results_scales(folder).items():

@@ -29,8 +29,9 @@ rule data_fetch:
         record=str(Path(DATA_RAW, "{dataset}", "fetch_record.json")),
     params:
         mirror=str(DATA_MIRROR) if DATA_MIRROR else "",
+        raw_dir=lambda w: DATA_RAW,  # a config key (data.raw_dir), not read back from the output path
     log:
-        "logs/data/fetch_{dataset}.log",
+        layout.data_log("fetch", "{dataset}"),
     wildcard_constraints:
         dataset="|".join(DATASET_NAMES),
     conda:
@@ -45,8 +46,9 @@ rule data_standin:
     params:
         seed=config["seed"],
         size="full",
+        raw_dir=lambda w: DATA_STANDIN_RAW,
     log:
-        "logs/data/standin_{dataset}.log",
+        layout.data_log("standin", "{dataset}"),
     wildcard_constraints:
         dataset="|".join(KAGGLE_DATASETS),
     conda:
@@ -74,8 +76,9 @@ for _dataset in DATASET_NAMES:
             params:
                 dataset=_dataset,
                 options={},
+                out_dir=lambda w, out=_out: out,
             log:
-                f"logs/data/preprocess_{_dataset}{_suffix}.log",
+                layout.data_log("preprocess", f"{_dataset}{_suffix}"),
             conda:
                 "../../environment.yml"
             script:
@@ -86,7 +89,7 @@ rule datasets:
     input:
         lambda wildcards: available_processed_outputs(config, REPO_ROOT),
     log:
-        "logs/data/datasets.log",
+        layout.data_log("datasets"),
     params:
         config=config,
         repo_root=str(REPO_ROOT),

@@ -4,7 +4,6 @@
 #   snakemake --cores 1 results_at_a_glance            README table from config/locks/verdicts.paper.csv
 # At paper scale `lock` also rewrites the configured papers' rows of config/locks/verdicts.paper.csv, and
 # `verify` also compares claims with them.
-from banditrepro.lock import VERDICTS_FILE
 
 
 rule lock:
@@ -19,7 +18,7 @@ rule lock:
         seed=config["seed"],
         repo_root=str(REPO_ROOT),
     log:
-        f"logs/lock/lock_{config['scale']}.log",
+        layout.lock_log("lock", config["scale"]),
     localrule: True
     conda:
         "../../environment.yml"
@@ -30,7 +29,7 @@ rule lock:
 rule verify:
     input:
         lambda w: [f for p in locked_papers() for f in locked_outputs(p)]
-        + [f"results/{p}/claims.csv" for p in verdict_papers()],
+        + [layout.claims_file(p) for p in verdict_papers()],
     params:
         files={p: locked_outputs(p) for p in locked_papers()},
         not_built={p: figure_availability(p).missing for p in locked_papers()},
@@ -40,7 +39,7 @@ rule verify:
         scale=config["scale"],
         repo_root=str(REPO_ROOT),
     log:
-        f"logs/lock/verify_{config['scale']}.log",
+        layout.lock_log("verify", config["scale"]),
     localrule: True
     conda:
         "../../environment.yml"
@@ -50,11 +49,11 @@ rule verify:
 
 rule results_at_a_glance:
     input:
-        verdicts=str(VERDICTS_FILE),
+        verdicts=str(layout.VERDICTS_FILE),
     params:
         readme=str(REPO_ROOT / "README.md"),
     log:
-        "logs/lock/results_at_a_glance.log",
+        layout.GLANCE_LOG,
     localrule: True
     conda:
         "../../environment.yml"

@@ -1,14 +1,6 @@
 # Helper functions of the lock rules (workflow/rules/lock.smk); no rules here.
-from banditrepro.lock import VERDICTS_FILE, lock_path, measured_time_figures, measured_time_files, read_verdicts
-
-
-def result_csvs(paper):
-    """Result CSVs of a paper: built figures' curves, table CSVs, claims."""
-    files = []
-    for fig in built_figures(paper):
-        files += [f"results/{paper}/{fig}/summary.csv", f"results/{paper}/{fig}/reference.csv"]
-    files += [f"results/{paper}/tables/{t}.csv" for t in table_ids(paper)]
-    return files + [f"results/{paper}/claims.csv"]
+from banditrepro.layout import VERDICTS_FILE, lock_path, result_csvs
+from banditrepro.lock import measured_time_figures, measured_time_files, read_verdicts
 
 
 def measured_time(paper):
@@ -20,10 +12,11 @@ def measured_time(paper):
 
 
 def locked_outputs(paper):
-    """Result CSVs a lock covers: all but those of measured-time figures."""
-    files = result_csvs(paper)
-    unpinned = set(measured_time_files(paper, paper_spec(paper), measured_time(paper), files))
-    return [f for f in files if f not in unpinned]
+    """{result CSV: what it holds} a lock covers: built figures' curves, table CSVs and claims, but for those
+    of measured-time figures."""
+    files = result_csvs(paper, built_figures(paper), table_ids(paper))
+    unpinned = set(measured_time_files(paper_spec(paper), measured_time(paper), files))
+    return {f: what for f, what in files.items() if f not in unpinned}
 
 
 def locked_papers():

@@ -3,23 +3,23 @@
 
 rule plot_figure:
     input:
-        summary="results/{paper}/{figure}/summary.csv",
-        reference="results/{paper}/{figure}/reference.csv",
+        summary=layout.SUMMARY_PATTERN,
+        reference=layout.REFERENCE_PATTERN,
     output:
         png=report(
-            "figures/{paper}/{figure}.png",
+            layout.FIGURE_PNG_PATTERN,
             category="{paper}",
             subcategory="figures",
             labels={"item": "{figure}", "file": "{figure}.png"},
             caption="../../report/figure.rst",
         ),
-        pdf="figures/{paper}/{figure}.pdf",
+        pdf=layout.FIGURE_PDF_PATTERN,
     params:
         scale=config["scale"],
         figure=lambda w: paper_spec(w.paper).figures[w.figure],
         standin=lambda w: w.figure in figure_availability(w.paper).standin,
     log:
-        "logs/{paper}/plot/{figure}.log",
+        layout.PLOT_LOG_PATTERN,
     conda:
         "../../environment.yml"
     script:

@@ -8,15 +8,16 @@ rule claims_figure:
     input:
         unpack(claim_figure_inputs),
     output:
-        "results/{paper}/claims/{figure}.csv",
+        layout.FIGURE_CLAIMS_PATTERN,
     params:
         seed=run_seed,
         scale=config["scale"],
         claims=lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
         unavailable=lambda w: figure_availability(w.paper).missing,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
+        results=lambda w: claim_figure_results(w)._asdict(),
     log:
-        "logs/{paper}/claims/{figure}.log",
+        layout.FIGURE_CLAIMS_LOG_PATTERN,
     conda:
         "../../environment.yml"
     script:
@@ -28,7 +29,7 @@ rule claims:
         lambda w: claim_figure_files(w.paper),
     output:
         report(
-            "results/{paper}/claims.csv",
+            layout.CLAIMS_PATTERN,
             category="{paper}",
             subcategory="claims",
             labels={"item": "claims", "file": "claims.csv"},
@@ -38,7 +39,7 @@ rule claims:
         seed=config["seed"],
         scale=config["scale"],
     log:
-        "logs/{paper}/claims.log",
+        layout.CLAIMS_LOG_PATTERN,
     conda:
         "../../environment.yml"
     script:
@@ -50,19 +51,20 @@ rule table:
         unpack(table_inputs),
     output:
         csv=report(
-            "results/{paper}/tables/{table}.csv",
+            layout.TABLE_CSV_PATTERN,
             category="{paper}",
             subcategory="tables",
             labels={"item": "table {table}", "file": "{table}.csv"},
             caption="../../report/table.rst",
         ),
-        md="results/{paper}/tables/{table}.md",
+        md=layout.TABLE_MD_PATTERN,
     params:
         seed=run_seed,
         scale=config["scale"],
         table=lambda w: paper_spec(w.paper).tables[w.table],
+        results=lambda w: table_results(w)._asdict(),
     log:
-        "logs/{paper}/tables/{table}.log",
+        layout.TABLE_LOG_PATTERN,
     conda:
         "../../environment.yml"
     script:
@@ -74,7 +76,7 @@ rule paper_report:
         unpack(paper_report_inputs),
     output:
         report(
-            "results/{paper}/report.md",
+            layout.PAPER_REPORT_PATTERN,
             category="{paper}",
             subcategory="report",
             labels={"item": "findings, verdicts and claims", "file": "report.md"},
@@ -86,8 +88,10 @@ rule paper_report:
         unavailable=lambda w: figure_availability(w.paper).missing,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         findings=lambda w: paper_findings(w.paper),
+        figures=lambda w: paper_figures(w.paper),  # {figure: [png, pdf]}
+        tables=lambda w: {t: layout.table_file(w.paper, t, "md") for t in table_ids(w.paper)},
     log:
-        "logs/{paper}/report.log",
+        layout.PAPER_REPORT_LOG_PATTERN,
     conda:
         "../../environment.yml"
     script:
@@ -96,17 +100,20 @@ rule paper_report:
 
 rule report:
     input:
-        claims=expand("results/{paper}/claims.csv", paper=available_papers()),
-        reports=expand("results/{paper}/report.md", paper=available_papers()),
-        robustness=lambda w: [robustness_file(p) for p in available_papers() if robustness_in_report(p)],
+        claims=[layout.claims_file(p) for p in available_papers()],
+        reports=[layout.paper_report_file(p) for p in available_papers()],
+        robustness=lambda w: [layout.robustness_file(p) for p in available_papers() if robustness_in_report(p)],
     output:
-        "results/report.md",
+        layout.REPORT_FILE,
     params:
         seed=config["seed"],
         scale=config["scale"],
         not_built=lambda w: not_built(),  # datasets and figures this machine cannot build, and why (common.smk)
+        papers=available_papers(),
+        # papers whose robustness.csv is an input (robustness_common.smk)
+        robustness_papers=lambda w: [p for p in available_papers() if robustness_in_report(p)],
     log:
-        "logs/report.log",
+        layout.REPORT_LOG,
     conda:
         "../../environment.yml"
     script:

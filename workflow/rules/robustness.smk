@@ -8,37 +8,37 @@
 
 use rule simulate_shard as robustness_simulate_shard with:
     output:
-        "results/robustness/seed{seed}/{paper}/shards/{experiment}/{shard}.npz",
+        layout.SEED_SHARD_PATTERN,
     log:
-        "logs/robustness/seed{seed}/{paper}/simulate/{experiment}/{shard}.log",
+        layout.SEED_SIMULATE_LOG_PATTERN,
 
 
 use rule summarize_figure as robustness_summarize_figure with:
     output:
-        summary="results/robustness/seed{seed}/{paper}/{figure}/summary.csv",
-        reference="results/robustness/seed{seed}/{paper}/{figure}/reference.csv",
+        summary=layout.SEED_SUMMARY_PATTERN,
+        reference=layout.SEED_REFERENCE_PATTERN,
     log:
-        "logs/robustness/seed{seed}/{paper}/summarize/{figure}.log",
+        layout.SEED_SUMMARIZE_LOG_PATTERN,
 
 
 use rule claims_figure as robustness_claims_figure with:
     output:
-        "results/robustness/seed{seed}/{paper}/claims/{figure}.csv",
+        layout.SEED_FIGURE_CLAIMS_PATTERN,
     log:
-        "logs/robustness/seed{seed}/{paper}/claims/{figure}.log",
+        layout.SEED_FIGURE_CLAIMS_LOG_PATTERN,
 
 
 rule robustness_csv:
     input:
         unpack(robustness_inputs),
     output:
-        "results/{paper}/robustness.csv",
+        layout.ROBUSTNESS_PATTERN,
     params:
         seed=config["seed"],
         seeds=ROBUSTNESS_SEEDS,
         scale=config["scale"],
     log:
-        "logs/{paper}/robustness.log",
+        layout.ROBUSTNESS_LOG_PATTERN,
     conda:
         "../../environment.yml"
     script:
@@ -51,12 +51,12 @@ for _paper in available_papers():
         name:
             f"robustness_{_paper}"
         input:
-            robustness_file(_paper),
-            f"results/{_paper}/report.md",
+            layout.robustness_file(_paper),
+            layout.paper_report_file(_paper),
 
 
 rule robustness:
     input:
-        [robustness_file(p) for p in available_papers()],
-        expand("results/{paper}/report.md", paper=available_papers()),
-        "results/report.md",
+        [layout.robustness_file(p) for p in available_papers()],
+        [layout.paper_report_file(p) for p in available_papers()],
+        layout.REPORT_FILE,

@@ -6,14 +6,14 @@ rule simulate_shard:
     input:
         experiment_inputs,
     output:
-        "results/{paper}/shards/{experiment}/{shard}.npz",
+        layout.SHARD_PATTERN,
     params:
         seed=run_seed,  # the configured root seed, or a robustness seed (common.smk)
         scale=config["scale"],
         # the resolved experiment config: editing it reruns exactly the affected shards
         experiment=lambda w: paper_spec(w.paper).experiments[w.experiment].config,
     log:
-        "logs/{paper}/simulate/{experiment}/{shard}.log",
+        layout.SIMULATE_LOG_PATTERN,
     conda:
         "../../environment.yml"
     script:
@@ -22,16 +22,17 @@ rule simulate_shard:
 
 rule summarize_figure:
     input:
-        figure_shards,
+        lambda w: [f for files in figure_shards(w).values() for f in files],
     output:
-        summary="results/{paper}/{figure}/summary.csv",
-        reference="results/{paper}/{figure}/reference.csv",
+        summary=layout.SUMMARY_PATTERN,
+        reference=layout.REFERENCE_PATTERN,
     params:
         seed=run_seed,
         scale=config["scale"],
         figure=lambda w: paper_spec(w.paper).figures[w.figure],
+        shards=figure_shards,
     log:
-        "logs/{paper}/summarize/{figure}.log",
+        layout.SUMMARIZE_LOG_PATTERN,
     conda:
         "../../environment.yml"
     script:

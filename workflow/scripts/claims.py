@@ -4,7 +4,7 @@ from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import evaluate_claims, write_claims
 from banditrepro.report.findings import verdict_line
-from banditrepro.workflow_io import context_from_inputs, logged, repo_root
+from banditrepro.workflow_io import context_from_results, logged, repo_root
 
 
 def main(snakemake) -> None:
@@ -12,7 +12,7 @@ def main(snakemake) -> None:
         w = snakemake.wildcards
         root = repo_root(snakemake)
         spec = load_paper(w.paper, snakemake.params.scale, root)
-        ctx = context_from_inputs(spec, snakemake.input.summaries, snakemake.input.shards, snakemake.params.standin)
+        ctx = context_from_results(spec, snakemake.params.results, snakemake.params.standin)
         claims = evaluate_claims(ctx, dict(snakemake.params.unavailable), figure=w.figure)
         write_claims(claims, snakemake.output[0])
         prov = provenance.record({"claims": snakemake.params.claims, "scale": snakemake.params.scale},

@@ -12,9 +12,8 @@ from banditrepro.data.logsetup import log_to
 def main(snakemake) -> int:
     log_to(snakemake.log[0])
     mirror = Path(snakemake.params.mirror) if snakemake.params.mirror else None
-    record = Path(snakemake.output.record)
     try:
-        fetch_dataset(snakemake.wildcards.dataset, record.parent.parent, mirror)
+        fetch_dataset(snakemake.wildcards.dataset, Path(snakemake.params.raw_dir), mirror)
     except DataError as exc:
         logging.getLogger("banditrepro.data").error("%s", exc)
         return 1

@@ -13,7 +13,7 @@ def main(snakemake) -> int:
     log_to(snakemake.log[0])
     kwargs = dict(snakemake.params.options)
     try:
-        outputs = preprocessor(snakemake.params.dataset)(Path(snakemake.input.record), Path(snakemake.output.provenance).parent, **kwargs)
+        outputs = preprocessor(snakemake.params.dataset)(Path(snakemake.input.record), Path(snakemake.params.out_dir), **kwargs)
     except DataError as exc:
         logging.getLogger("banditrepro.data").error("%s", exc)
         return 1

@@ -9,8 +9,8 @@ from banditrepro.data.standin import write_standin
 
 def main(snakemake) -> int:
     log_to(snakemake.log[0])
-    record = Path(snakemake.output.record)
-    write_standin(snakemake.wildcards.dataset, record.parent.parent, seed=snakemake.params.seed, size=snakemake.params.size)
+    write_standin(snakemake.wildcards.dataset, Path(snakemake.params.raw_dir), seed=snakemake.params.seed,
+                  size=snakemake.params.size)
     return 0
 
 

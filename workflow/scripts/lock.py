@@ -4,6 +4,7 @@ configured paper; at paper scale also the papers' rows of config/locks/verdicts.
 import sys
 from pathlib import Path
 
+from banditrepro import layout
 from banditrepro.lock import VERDICTS_FILE, make_lock, write_lock, write_verdicts
 
 
@@ -19,7 +20,7 @@ def main(snakemake) -> int:
         for fig, why in {**lock["not_built"], **lock["measured_time"]}.items():
             lines.append(f"  not locked: {fig} ({why})")
     if snakemake.params.scale == "paper":
-        claims = {p: root / "results" / p / "claims.csv" for p in snakemake.params.files}
+        claims = {p: root / layout.claims_file(p) for p in snakemake.params.files}
         write_verdicts(root / VERDICTS_FILE, claims, list(snakemake.params.papers))
         lines.append(f"{VERDICTS_FILE}: rows of {', '.join(claims)} rewritten; "
                      "refresh the README table with `snakemake --cores 1 results_at_a_glance`")

@@ -17,10 +17,8 @@ def main(snakemake) -> None:
         root = repo_root(snakemake)
         spec = load_paper(w.paper, snakemake.params.scale, root)
         claims = read_claims(snakemake.input.claims)
-        figures: dict[str, list[Path]] = {}
-        for p in snakemake.input.figures:
-            figures.setdefault(Path(p).stem, []).append(Path(p))
-        tables = {Path(p).stem: Path(p) for p in snakemake.input.tables if str(p).endswith(".md")}
+        figures = {fig: [Path(p) for p in files] for fig, files in snakemake.params.figures.items()}
+        tables = {table: Path(p) for table, p in snakemake.params.tables.items()}
         prov = provenance.record({"paper": spec.config, "scale": snakemake.params.scale}, snakemake.params.seed,
                                  root, paper=w.paper)
         # present when the paper's robustness was built or requested (common.smk: paper_report_inputs)

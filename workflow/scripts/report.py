@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from banditrepro import provenance
+from banditrepro import layout, provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import read_claims
 from banditrepro.report.findings import render_findings
@@ -13,11 +13,12 @@ from banditrepro.workflow_io import logged, repo_root
 def main(snakemake) -> None:
     with logged(snakemake):
         root = repo_root(snakemake)
-        claims = {Path(p).parent.name: Path(p) for p in snakemake.input.claims}
-        reports = {Path(p).parent.name: Path(p) for p in snakemake.input.reports}
+        papers = snakemake.params.papers
+        claims = {paper: Path(layout.claims_file(paper)) for paper in papers}
+        reports = {paper: Path(layout.paper_report_file(paper)) for paper in papers}
         findings = {paper: render_findings(load_paper(paper, snakemake.params.scale, root), read_claims(path))
                     for paper, path in claims.items()}
-        robustness = {Path(p).parent.name: Path(p) for p in snakemake.input.robustness}
+        robustness = {paper: Path(layout.robustness_file(paper)) for paper in snakemake.params.robustness_papers}
         prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
                                  root)
         overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness,

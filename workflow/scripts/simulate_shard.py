@@ -1,7 +1,8 @@
 """Run one shard of an experiment (all algorithms, replications [start, stop))."""
 
 from banditrepro.experiments.runner import run_experiment_block, shard_provenance
-from banditrepro.experiments.spec import load_paper, parse_shard_name
+from banditrepro.experiments.spec import load_paper
+from banditrepro.layout import parse_shard_name
 from banditrepro.shards import save_shard
 from banditrepro.workflow_io import logged, repo_root
 

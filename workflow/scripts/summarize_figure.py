@@ -12,10 +12,7 @@ def main(snakemake) -> None:
         w = snakemake.wildcards
         root = repo_root(snakemake)
         spec = load_paper(w.paper, snakemake.params.scale, root)
-        shards = [str(p) for p in snakemake.input]
-        outputs = {}
-        for exp in spec.figure_experiments(w.figure):
-            outputs[exp] = load_shards([p for p in shards if f"/shards/{exp}/" in p])
+        outputs = {exp: load_shards(snakemake.params.shards[exp]) for exp in spec.figure_experiments(w.figure)}
         summary, reference = summarize_figure(spec, w.figure, outputs)
         write_csv(summary, snakemake.output.summary)
         write_csv(reference, snakemake.output.reference)

@@ -3,7 +3,7 @@
 from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.tables import build_table, write_table
-from banditrepro.workflow_io import context_from_inputs, logged, repo_root
+from banditrepro.workflow_io import context_from_results, logged, repo_root
 
 
 def main(snakemake) -> None:
@@ -11,7 +11,7 @@ def main(snakemake) -> None:
         w = snakemake.wildcards
         root = repo_root(snakemake)
         spec = load_paper(w.paper, snakemake.params.scale, root)
-        ctx = context_from_inputs(spec, snakemake.input.summaries, snakemake.input.shards)
+        ctx = context_from_results(spec, snakemake.params.results)
         df = build_table(ctx, w.table)
         write_table(df, snakemake.output.csv, snakemake.output.md, spec.tables[w.table]["title"])
         prov = provenance.record({"table": spec.tables[w.table], "scale": snakemake.params.scale},

@@ -6,6 +6,7 @@ inviting a re-lock."""
 import sys
 from pathlib import Path
 
+from banditrepro import layout
 from banditrepro.lock import (
     MEASURED_REL_TOL,
     PLATFORM_ROUNDING,
@@ -47,7 +48,7 @@ def main(snakemake) -> int:
             version_notes.setdefault(line, []).append(paper)
     verdict_rows = read_verdicts(root / VERDICTS_FILE)
     for paper in snakemake.params.verdict_papers:
-        problems += verify_verdicts(verdict_rows, paper, root / "results" / paper / "claims.csv")
+        problems += verify_verdicts(verdict_rows, paper, root / layout.claims_file(paper))
     checked = list(snakemake.params.files) + [p for p in snakemake.params.verdict_papers if p not in snakemake.params.files]
     unlocked = [p for p in snakemake.params.papers if p not in checked]
 

@@ -11,8 +11,11 @@
 from banditrepro.experiments.censored_resources.forest import (
     ACTIVE_TABLE,
     SHIPPED_TABLE,
+    chunk_path,
     chunk_paths,
+    forest_log,
     grid_argument,
+    scale_table,
     shipped_table_problem,
 )
 
@@ -29,14 +32,14 @@ if AMES_FOREST == "cached":
     rule censored_resources_forest_cached:
         input:
             table=SHIPPED_TABLE,
-            provenance=f"{SHIPPED_TABLE}.provenance.json",
+            provenance=layout.sidecar(SHIPPED_TABLE),
         output:
             table=ACTIVE_TABLE,
-            provenance=f"{ACTIVE_TABLE}.provenance.json",
+            provenance=layout.sidecar(ACTIVE_TABLE),
         params:
             python=sys.executable,  # the interpreter running Snakemake (has banditrepro installed)
         log:
-            "logs/censored_resources/forest/active.log",
+            forest_log("active.log"),
         conda:
             "../../../environment.yml"
         shell:
@@ -53,7 +56,7 @@ if AMES_FOREST == "recompute":
         input:
             table=processed_outputs("ameshousing", config)[0],
         output:
-            f"results/censored_resources/forest/{FOREST_SCALE}/chunks/run{{run}}_mtry{{mtry}}.csv",
+            chunk_path(FOREST_SCALE, "{run}", "{mtry}"),
         params:
             trees=grid_argument(FOREST_SCALE, REPO_ROOT, "num_trees"),
             nodes=grid_argument(FOREST_SCALE, REPO_ROOT, "min_node_size"),
@@ -64,7 +67,7 @@ if AMES_FOREST == "recompute":
             run=r"\d+",
             mtry=r"\d+",
         log:
-            f"logs/censored_resources/forest/{FOREST_SCALE}/run{{run}}_mtry{{mtry}}.log",
+            forest_log(FOREST_SCALE, "run{run}_mtry{mtry}.log"),
         conda:
             "../../../environment.yml"
         shell:
@@ -76,13 +79,13 @@ if AMES_FOREST == "recompute":
         input:
             chunk_paths(FOREST_SCALE, REPO_ROOT),
         output:
-            table=f"results/censored_resources/forest/{FOREST_SCALE}/surrogate_table.csv",
-            provenance=f"results/censored_resources/forest/{FOREST_SCALE}/surrogate_table.csv.provenance.json",
+            table=scale_table(FOREST_SCALE),
+            provenance=layout.sidecar(scale_table(FOREST_SCALE)),
         params:
             seed=config["seed"],
             python=sys.executable,
         log:
-            f"logs/censored_resources/forest/{FOREST_SCALE}/merge.log",
+            forest_log(FOREST_SCALE, "merge.log"),
         conda:
             "../../../environment.yml"
         shell:
@@ -93,15 +96,15 @@ if AMES_FOREST == "recompute":
     # (switching scale re-exports, cheap; it never recomputes or overwrites another scale's table).
     rule censored_resources_forest_recomputed:
         input:
-            table=f"results/censored_resources/forest/{FOREST_SCALE}/surrogate_table.csv",
-            provenance=f"results/censored_resources/forest/{FOREST_SCALE}/surrogate_table.csv.provenance.json",
+            table=scale_table(FOREST_SCALE),
+            provenance=layout.sidecar(scale_table(FOREST_SCALE)),
         output:
             table=ACTIVE_TABLE,
-            provenance=f"{ACTIVE_TABLE}.provenance.json",
+            provenance=layout.sidecar(ACTIVE_TABLE),
         params:
             python=sys.executable,
         log:
-            "logs/censored_resources/forest/active.log",
+            forest_log("active.log"),
         conda:
             "../../../environment.yml"
         shell:

@@ -53,6 +53,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ... import layout
+
+PAPER = "censored_resources"
 TARGET = "Sale_Price"
 COLUMNS = ["run", "num_trees", "mtry", "min_node_size", "sample_fraction", "rmse", "train_seconds",
            "y_test_mean", "y_test_sd", "y_test_range"]
@@ -62,7 +65,7 @@ SHIPPED_COLUMNS = ["run", "num_trees", "mtry", "min_node_size", "sample_fraction
 # The paper-scale table shipped with the repository (relative to the repository root).
 SHIPPED_TABLE = "data/ames_forest/surrogate_table.csv"
 # The table the `ames` experiment replays, whatever its source (its `requires:` path).
-ACTIVE_TABLE = "results/censored_resources/forest/surrogate_table.csv"
+ACTIVE_TABLE = layout.paper_file(PAPER, "forest", "surrogate_table.csv")
 # What one recompute of the paper-scale table on another machine gave (training-time quartiles, Fig. 5's
 # verdicts), committed beside the shipped table so that every report can show both (`record` below).
 RECOMPUTE_RECORD = "data/ames_forest/recompute_check.json"
@@ -206,7 +209,7 @@ def sha256_of(path: Path | str) -> str:
 
 
 def sidecar_path(path: Path | str) -> Path:
-    return Path(str(path) + ".provenance.json")
+    return Path(layout.sidecar(path))
 
 
 def cpu_model() -> str:
@@ -403,7 +406,7 @@ def main(argv=None) -> int:
     r = sub.add_parser("record", help="record a recomputed table's training times and Fig. 5's verdicts "
                                       f"(default: the active table and its claims -> {RECOMPUTE_RECORD})")
     r.add_argument("--table", default=ACTIVE_TABLE)
-    r.add_argument("--claims", default="results/censored_resources/claims/fig5.csv")
+    r.add_argument("--claims", default=layout.figure_claims_file(PAPER, "fig5"))
     r.add_argument("--wall-seconds", type=float, help="wall time of the recompute build, to quote with it")
     r.add_argument("--out", default=RECOMPUTE_RECORD)
     i = sub.add_parser("install", help="check a table's sha256 and copy it to the experiment's path")
@@ -461,7 +464,7 @@ def forest_grid(scale: str, repo_root) -> dict:
     """The ``ames`` experiment's forest grid at ``scale`` (read from the paper config once per scale)."""
     from ..spec import load_paper
 
-    return load_paper("censored_resources", scale, repo_root).experiments["ames"].params["forest"]
+    return load_paper(PAPER, scale, repo_root).experiments["ames"].params["forest"]
 
 
 def same_grid(a: dict, b: dict) -> bool:
@@ -491,8 +494,21 @@ def shipped_table_problem(scale: str, repo_root) -> str | None:
 def chunk_paths(scale: str, repo_root) -> list[str]:
     """Chunk files of a recomputed surrogate table at ``scale``: one per (run, mtry)."""
     grid = forest_grid(scale, repo_root)
-    return [f"results/censored_resources/forest/{scale}/chunks/run{k:02d}_mtry{m}.csv"
-            for k in range(int(grid["runs"])) for m in grid["mtry"]]
+    return [chunk_path(scale, f"{k:02d}", m) for k in range(int(grid["runs"])) for m in grid["mtry"]]
+
+
+def scale_table(scale: str) -> str:
+    """The recomputed table of ``scale`` (tables of different scales live apart: none overwrites another)."""
+    return layout.paper_file(PAPER, "forest", scale, "surrogate_table.csv")
+
+
+def chunk_path(scale: str, run, mtry) -> str:
+    """One (run, mtry) chunk of ``scale``'s recomputed table (with ``"{run}", "{mtry}"``: the rule's pattern)."""
+    return layout.paper_file(PAPER, "forest", scale, "chunks", f"run{run}_mtry{mtry}.csv")
+
+
+def forest_log(*parts) -> str:
+    return layout.paper_log(PAPER, "forest", *parts)
 
 
 def grid_argument(scale: str, repo_root, key: str) -> str:

@@ -1,0 +1,250 @@
+"""Where every file the workflow writes lives: each kind of path is defined once, here.
+
+A function per kind of file returns its path (relative to the repository root) from the keys that identify
+it (paper, figure, experiment, shard, table, seed); called with Snakemake wildcards (``"{paper}"``) instead of
+values it returns the rule's pattern, so the rules (workflow/rules/*.smk) and the code that lists a rule's
+inputs use the same definition. The module constants ``*_PATTERN`` are those patterns. Keys travel as
+wildcards and params: nothing reads a key back out of a path.
+
+Layout (``<root>`` = ``results`` for the main build, ``results/robustness/seed<S>`` for an extra root seed of
+the robustness targets; logs likewise under ``logs`` or ``logs/robustness/seed<S>``)::
+
+    <root>/<paper>/shards/<experiment>/<shard>.npz    one block of replications of one experiment
+    <root>/<paper>/<figure>/summary.csv                a figure's curves (reference.csv beside it)
+    <root>/<paper>/claims/<figure>.csv                 the claims of one figure
+    results/<paper>/claims.csv                         a paper's claims, merged in config order
+    results/<paper>/tables/<table>.{csv,md}            a table
+    results/<paper>/report.md                          a paper's replication report
+    results/<paper>/robustness.csv                     headline verdicts under the extra root seeds
+    results/<paper>/<name>/...                         files private to a paper's own rules (paper_file)
+    results/report.md                                  the overall report
+    figures/<paper>/<figure>.{png,pdf}                 a figure
+    config/locks/<paper>.<scale>.lock.json             the committed lock (content.json.gz beside it)
+    config/locks/verdicts.paper.csv                    paper-scale verdicts
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RESULTS = "results"
+FIGURES = "figures"
+LOGS = "logs"
+LOCK_DIR = Path("config") / "locks"
+VERDICTS_FILE = LOCK_DIR / "verdicts.paper.csv"
+
+#: what each wildcard of the patterns matches (common.smk declares them for every rule)
+WILDCARD_CONSTRAINTS = {
+    "paper": r"[a-z_]+",
+    "experiment": r"[A-Za-z0-9_]+",
+    "figure": r"[A-Za-z0-9_]+",
+    "table": r"[A-Za-z0-9_]+",
+    "shard": r"r\d{6}-\d{6}",
+    "seed": r"\d+",
+}
+
+#: result CSVs of a figure (each locked and compared by `verify`)
+FIGURE_CSVS = ("summary", "reference")
+FIGURE_FORMATS = ("png", "pdf")
+TABLE_FORMATS = ("csv", "md")
+
+
+# ------------------------------------------------------------------------------------------ shard names
+
+
+def shard_name(start: int, stop: int) -> str:
+    """The shard key of replications [start, stop): ``r000000-000250``."""
+    return f"r{start:06d}-{stop:06d}"
+
+
+def parse_shard_name(name: str) -> tuple[int, int]:
+    """(start, stop) of a shard key (the {shard} wildcard), the inverse of :func:`shard_name`."""
+    a, b = name[1:].split("-")
+    return int(a), int(b)
+
+
+# ----------------------------------------------------------------------------------------------- roots
+
+
+def results_root(seed=None) -> str:
+    """``results`` for the main build; ``results/robustness/seed<S>`` for an extra root seed."""
+    return RESULTS if seed is None else f"{RESULTS}/robustness/seed{seed}"
+
+
+def logs_root(seed=None) -> str:
+    return LOGS if seed is None else f"{LOGS}/robustness/seed{seed}"
+
+
+# ------------------------------------------------------------------------ results (main build or a seed)
+
+
+def paper_results_dir(paper, seed=None) -> str:
+    """The folder holding one paper's results (of the main build, or of an extra root seed)."""
+    return f"{results_root(seed)}/{paper}"
+
+
+def shard_file(paper, experiment, shard, seed=None) -> str:
+    return f"{results_root(seed)}/{paper}/shards/{experiment}/{shard}.npz"
+
+
+def figure_csv(paper, figure, kind, seed=None) -> str:
+    """A figure's ``summary`` or ``reference`` CSV."""
+    return f"{results_root(seed)}/{paper}/{figure}/{kind}.csv"
+
+
+def summary_file(paper, figure, seed=None) -> str:
+    return figure_csv(paper, figure, "summary", seed)
+
+
+def reference_file(paper, figure, seed=None) -> str:
+    return figure_csv(paper, figure, "reference", seed)
+
+
+def figure_claims_file(paper, figure, seed=None) -> str:
+    return f"{results_root(seed)}/{paper}/claims/{figure}.csv"
+
+
+# ------------------------------------------------------------------------------- results (main build)
+
+
+def claims_file(paper) -> str:
+    return f"{RESULTS}/{paper}/claims.csv"
+
+
+def table_file(paper, table, ext) -> str:
+    return f"{RESULTS}/{paper}/tables/{table}.{ext}"
+
+
+def paper_report_file(paper) -> str:
+    return f"{RESULTS}/{paper}/report.md"
+
+
+def robustness_file(paper) -> str:
+    return f"{RESULTS}/{paper}/robustness.csv"
+
+
+REPORT_FILE = f"{RESULTS}/report.md"
+
+
+def paper_file(paper, *parts) -> str:
+    """A file private to a paper's own rules (workflow/rules/papers/<paper>.smk): results/<paper>/<parts...>."""
+    return "/".join([RESULTS, str(paper), *map(str, parts)])
+
+
+def sidecar(path) -> str:
+    """The provenance record beside a result file (banditrepro.provenance.write_sidecar writes it)."""
+    return f"{path}.provenance.json"
+
+
+def figure_file(paper, figure, ext) -> str:
+    return f"{FIGURES}/{paper}/{figure}.{ext}"
+
+
+def result_csvs(paper, figures, tables) -> dict[str, str]:
+    """The result CSVs of a paper that a lock covers, each with what it holds: ``{path: figure id, "table
+    <id>" or "claims"}`` (the lock names a differing row by it)."""
+    files = {figure_csv(paper, fig, kind): fig for fig in figures for kind in FIGURE_CSVS}
+    files.update({table_file(paper, t, "csv"): f"table {t}" for t in tables})
+    files[claims_file(paper)] = "claims"
+    return files
+
+
+# ------------------------------------------------------------------------------------------------ logs
+
+
+def simulate_log(paper, experiment, shard, seed=None) -> str:
+    return f"{logs_root(seed)}/{paper}/simulate/{experiment}/{shard}.log"
+
+
+def summarize_log(paper, figure, seed=None) -> str:
+    return f"{logs_root(seed)}/{paper}/summarize/{figure}.log"
+
+
+def figure_claims_log(paper, figure, seed=None) -> str:
+    return f"{logs_root(seed)}/{paper}/claims/{figure}.log"
+
+
+def plot_log(paper, figure) -> str:
+    return f"{LOGS}/{paper}/plot/{figure}.log"
+
+
+def claims_log(paper) -> str:
+    return f"{LOGS}/{paper}/claims.log"
+
+
+def table_log(paper, table) -> str:
+    return f"{LOGS}/{paper}/tables/{table}.log"
+
+
+def paper_report_log(paper) -> str:
+    return f"{LOGS}/{paper}/report.log"
+
+
+def robustness_log(paper) -> str:
+    return f"{LOGS}/{paper}/robustness.log"
+
+
+REPORT_LOG = f"{LOGS}/report.log"
+
+
+def paper_log(paper, *parts) -> str:
+    """A log of a paper's own rules: logs/<paper>/<parts...>."""
+    return "/".join([LOGS, str(paper), *map(str, parts)])
+
+
+def lock_log(action, scale) -> str:
+    """Log of `snakemake lock` or `snakemake verify` (``action``) at ``scale``."""
+    return f"{LOGS}/lock/{action}_{scale}.log"
+
+
+GLANCE_LOG = f"{LOGS}/lock/results_at_a_glance.log"
+
+
+def data_log(step, dataset="") -> str:
+    """Log of a data step: ``fetch``/``standin``/``preprocess`` of one dataset, or ``datasets``."""
+    return f"{LOGS}/data/{step}_{dataset}.log" if dataset else f"{LOGS}/data/{step}.log"
+
+
+# ----------------------------------------------------------------------------------------------- locks
+
+
+def lock_path(root: Path | str, paper: str, scale: str) -> Path:
+    return Path(root) / LOCK_DIR / f"{paper}.{scale}.lock.json"
+
+
+def content_path(root: Path | str, paper: str, scale: str) -> Path:
+    return Path(root) / LOCK_DIR / f"{paper}.{scale}.content.json.gz"
+
+
+# -------------------------------------------------------------------------------- Snakemake patterns
+
+_P, _E, _F, _T, _S, _SEED = "{paper}", "{experiment}", "{figure}", "{table}", "{shard}", "{seed}"
+
+SHARD_PATTERN = shard_file(_P, _E, _S)
+SUMMARY_PATTERN = summary_file(_P, _F)
+REFERENCE_PATTERN = reference_file(_P, _F)
+FIGURE_CLAIMS_PATTERN = figure_claims_file(_P, _F)
+CLAIMS_PATTERN = claims_file(_P)
+TABLE_CSV_PATTERN = table_file(_P, _T, "csv")
+TABLE_MD_PATTERN = table_file(_P, _T, "md")
+PAPER_REPORT_PATTERN = paper_report_file(_P)
+ROBUSTNESS_PATTERN = robustness_file(_P)
+FIGURE_PNG_PATTERN = figure_file(_P, _F, "png")
+FIGURE_PDF_PATTERN = figure_file(_P, _F, "pdf")
+# the same results under an extra root seed (robustness.smk)
+SEED_SHARD_PATTERN = shard_file(_P, _E, _S, seed=_SEED)
+SEED_SUMMARY_PATTERN = summary_file(_P, _F, seed=_SEED)
+SEED_REFERENCE_PATTERN = reference_file(_P, _F, seed=_SEED)
+SEED_FIGURE_CLAIMS_PATTERN = figure_claims_file(_P, _F, seed=_SEED)
+
+SIMULATE_LOG_PATTERN = simulate_log(_P, _E, _S)
+SUMMARIZE_LOG_PATTERN = summarize_log(_P, _F)
+FIGURE_CLAIMS_LOG_PATTERN = figure_claims_log(_P, _F)
+PLOT_LOG_PATTERN = plot_log(_P, _F)
+CLAIMS_LOG_PATTERN = claims_log(_P)
+TABLE_LOG_PATTERN = table_log(_P, _T)
+PAPER_REPORT_LOG_PATTERN = paper_report_log(_P)
+ROBUSTNESS_LOG_PATTERN = robustness_log(_P)
+SEED_SIMULATE_LOG_PATTERN = simulate_log(_P, _E, _S, seed=_SEED)
+SEED_SUMMARIZE_LOG_PATTERN = summarize_log(_P, _F, seed=_SEED)
+SEED_FIGURE_CLAIMS_LOG_PATTERN = figure_claims_log(_P, _F, seed=_SEED)
