@@ -4,21 +4,20 @@ from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import evaluate_claims, write_claims
 from banditrepro.report.findings import verdict_line
-from banditrepro.workflow_io import context_from_results, logged, repo_root
+from banditrepro.workflow_io import context_from_results, repo_root, run
 
 
 def main(snakemake) -> None:
-    with logged(snakemake):
-        w = snakemake.wildcards
-        root = repo_root(snakemake)
-        spec = load_paper(w.paper, snakemake.params.scale, root)
-        ctx = context_from_results(spec, snakemake.params.results, snakemake.params.standin)
-        claims = evaluate_claims(ctx, dict(snakemake.params.unavailable), figure=w.figure)
-        write_claims(claims, snakemake.output[0])
-        prov = provenance.record({"claims": snakemake.params.claims, "scale": snakemake.params.scale},
-                                 snakemake.params.seed, root, paper=w.paper, figure=w.figure)
-        provenance.write_sidecar(snakemake.output[0], prov)
-        print(verdict_line(claims))
+    w = snakemake.wildcards
+    root = repo_root(snakemake)
+    spec = load_paper(w.paper, snakemake.params.scale, root)
+    ctx = context_from_results(spec, snakemake.params.results, snakemake.params.standin)
+    claims = evaluate_claims(ctx, dict(snakemake.params.unavailable), figure=w.figure)
+    write_claims(claims, snakemake.output[0])
+    prov = provenance.record({"claims": snakemake.params.claims, "scale": snakemake.params.scale},
+                             snakemake.params.seed, root, paper=w.paper, figure=w.figure)
+    provenance.write_sidecar(snakemake.output[0], prov)
+    print(verdict_line(claims))
 
 
-main(snakemake)  # noqa: F821 - injected by Snakemake
+run(main, snakemake)  # noqa: F821 - injected by Snakemake

@@ -1,14 +1,14 @@
 """Snakemake script of rule lock: rewrite config/locks/<paper>.<scale>.lock.json (+ content) for every
 configured paper; at paper scale also the papers' rows of config/locks/verdicts.paper.csv."""
 
-import sys
 from pathlib import Path
 
 from banditrepro import layout
 from banditrepro.lock import VERDICTS_FILE, make_lock, write_lock, write_verdicts
+from banditrepro.workflow_io import run, tell
 
 
-def main(snakemake) -> int:
+def main(snakemake) -> None:
     root = Path(snakemake.params.repo_root)
     lines = []
     for paper, files in snakemake.params.files.items():
@@ -24,11 +24,7 @@ def main(snakemake) -> int:
         write_verdicts(root / VERDICTS_FILE, claims, list(snakemake.params.papers))
         lines.append(f"{VERDICTS_FILE}: rows of {', '.join(claims)} rewritten; "
                      "refresh the README table with `snakemake --cores 1 results_at_a_glance`")
-    text = "\n".join(lines) + "\n"
-    Path(snakemake.log[0]).parent.mkdir(parents=True, exist_ok=True)
-    Path(snakemake.log[0]).write_text(text)
-    sys.stderr.write("banditrepro lock:\n" + text)
-    return 0
+    tell("\n".join(lines) + "\n", heading="banditrepro lock:\n")
 
 
-sys.exit(main(snakemake))  # noqa: F821 - injected by Snakemake
+run(main, snakemake)  # noqa: F821 - injected by Snakemake

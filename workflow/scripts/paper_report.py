@@ -8,25 +8,24 @@ from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import read_claims
 from banditrepro.report.report import paper_report
-from banditrepro.workflow_io import logged, repo_root
+from banditrepro.workflow_io import repo_root, run
 
 
 def main(snakemake) -> None:
-    with logged(snakemake):
-        w = snakemake.wildcards
-        root = repo_root(snakemake)
-        spec = load_paper(w.paper, snakemake.params.scale, root)
-        claims = read_claims(snakemake.input.claims)
-        figures = {fig: [Path(p) for p in files] for fig, files in snakemake.params.figures.items()}
-        tables = {table: Path(p) for table, p in snakemake.params.tables.items()}
-        prov = provenance.record({"paper": spec.config, "scale": snakemake.params.scale}, snakemake.params.seed,
-                                 root, paper=w.paper)
-        # present when the paper's robustness was built or requested (common.smk: paper_report_inputs)
-        robustness = pd.read_csv(snakemake.input.robustness, dtype=str, keep_default_na=False) if hasattr(
-            snakemake.input, "robustness") else None
-        paper_report(spec, claims, figures, tables, dict(snakemake.params.unavailable), set(snakemake.params.standin),
-                     prov, Path(snakemake.output[0]), robustness)
-        provenance.write_sidecar(snakemake.output[0], prov)
+    w = snakemake.wildcards
+    root = repo_root(snakemake)
+    spec = load_paper(w.paper, snakemake.params.scale, root)
+    claims = read_claims(snakemake.input.claims)
+    figures = {fig: [Path(p) for p in files] for fig, files in snakemake.params.figures.items()}
+    tables = {table: Path(p) for table, p in snakemake.params.tables.items()}
+    prov = provenance.record({"paper": spec.config, "scale": snakemake.params.scale}, snakemake.params.seed,
+                             root, paper=w.paper)
+    # present when the paper's robustness was built or requested (common.smk: paper_report_inputs)
+    robustness = pd.read_csv(snakemake.input.robustness, dtype=str, keep_default_na=False) if hasattr(
+        snakemake.input, "robustness") else None
+    paper_report(spec, claims, figures, tables, dict(snakemake.params.unavailable), set(snakemake.params.standin),
+                 prov, Path(snakemake.output[0]), robustness)
+    provenance.write_sidecar(snakemake.output[0], prov)
 
 
-main(snakemake)  # noqa: F821 - injected by Snakemake
+run(main, snakemake)  # noqa: F821 - injected by Snakemake

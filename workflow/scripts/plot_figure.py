@@ -6,20 +6,19 @@ from pathlib import Path
 from banditrepro.experiments.spec import load_paper
 from banditrepro.plotting import plot_figure, save_figure
 from banditrepro.report.context import ResultsContext
-from banditrepro.workflow_io import logged, repo_root
+from banditrepro.workflow_io import repo_root, run
 
 
 def main(snakemake) -> None:
-    with logged(snakemake):
-        w = snakemake.wildcards
-        spec = load_paper(w.paper, snakemake.params.scale, repo_root(snakemake))
-        ctx = ResultsContext(spec, {w.figure: Path(snakemake.input.summary)},
-                             {w.figure: Path(snakemake.input.reference)},
-                             standin_figures={w.figure} if snakemake.params.standin else set())
-        fig = plot_figure(ctx, w.figure, standin=bool(snakemake.params.standin))
-        sidecar = Path(snakemake.input.summary + ".provenance.json")
-        prov = json.loads(sidecar.read_text()) if sidecar.exists() else None
-        save_figure(fig, snakemake.output.png, snakemake.output.pdf, provenance=prov)
+    w = snakemake.wildcards
+    spec = load_paper(w.paper, snakemake.params.scale, repo_root(snakemake))
+    ctx = ResultsContext(spec, {w.figure: Path(snakemake.input.summary)},
+                         {w.figure: Path(snakemake.input.reference)},
+                         standin_figures={w.figure} if snakemake.params.standin else set())
+    fig = plot_figure(ctx, w.figure, standin=bool(snakemake.params.standin))
+    sidecar = Path(snakemake.input.summary + ".provenance.json")
+    prov = json.loads(sidecar.read_text()) if sidecar.exists() else None
+    save_figure(fig, snakemake.output.png, snakemake.output.pdf, provenance=prov)
 
 
-main(snakemake)  # noqa: F821 - injected by Snakemake
+run(main, snakemake)  # noqa: F821 - injected by Snakemake

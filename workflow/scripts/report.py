@@ -7,23 +7,22 @@ from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import read_claims
 from banditrepro.report.findings import render_findings
 from banditrepro.report.report import overall_report
-from banditrepro.workflow_io import logged, repo_root
+from banditrepro.workflow_io import repo_root, run
 
 
 def main(snakemake) -> None:
-    with logged(snakemake):
-        root = repo_root(snakemake)
-        papers = snakemake.params.papers
-        claims = {paper: Path(layout.claims_file(paper)) for paper in papers}
-        reports = {paper: Path(layout.paper_report_file(paper)) for paper in papers}
-        findings = {paper: render_findings(load_paper(paper, snakemake.params.scale, root), read_claims(path))
-                    for paper, path in claims.items()}
-        robustness = {paper: Path(layout.robustness_file(paper)) for paper in snakemake.params.robustness_papers}
-        prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
-                                 root)
-        overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness,
-                       snakemake.params.not_built)
-        provenance.write_sidecar(snakemake.output[0], prov)
+    root = repo_root(snakemake)
+    papers = snakemake.params.papers
+    claims = {paper: Path(layout.claims_file(paper)) for paper in papers}
+    reports = {paper: Path(layout.paper_report_file(paper)) for paper in papers}
+    findings = {paper: render_findings(load_paper(paper, snakemake.params.scale, root), read_claims(path))
+                for paper, path in claims.items()}
+    robustness = {paper: Path(layout.robustness_file(paper)) for paper in snakemake.params.robustness_papers}
+    prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
+                             root)
+    overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness,
+                   snakemake.params.not_built)
+    provenance.write_sidecar(snakemake.output[0], prov)
 
 
-main(snakemake)  # noqa: F821 - injected by Snakemake
+run(main, snakemake)  # noqa: F821 - injected by Snakemake

@@ -4,18 +4,17 @@ from banditrepro.experiments.runner import run_experiment_block, shard_provenanc
 from banditrepro.experiments.spec import load_paper
 from banditrepro.layout import parse_shard_name
 from banditrepro.shards import save_shard
-from banditrepro.workflow_io import logged, repo_root
+from banditrepro.workflow_io import repo_root, run
 
 
 def main(snakemake) -> None:
-    with logged(snakemake):
-        w = snakemake.wildcards
-        spec = load_paper(w.paper, snakemake.params.scale, repo_root(snakemake))
-        exp = spec.experiments[w.experiment]
-        start, stop = parse_shard_name(w.shard)
-        results = run_experiment_block(exp, snakemake.params.seed, start, stop)
-        save_shard(snakemake.output[0], results, start, stop,
-                   shard_provenance(exp, snakemake.params.seed, start, stop, snakemake.params.scale))
+    w = snakemake.wildcards
+    spec = load_paper(w.paper, snakemake.params.scale, repo_root(snakemake))
+    exp = spec.experiments[w.experiment]
+    start, stop = parse_shard_name(w.shard)
+    results = run_experiment_block(exp, snakemake.params.seed, start, stop)
+    save_shard(snakemake.output[0], results, start, stop,
+               shard_provenance(exp, snakemake.params.seed, start, stop, snakemake.params.scale))
 
 
-main(snakemake)  # noqa: F821 - injected by Snakemake
+run(main, snakemake)  # noqa: F821 - injected by Snakemake

@@ -4,25 +4,24 @@ from banditrepro import provenance
 from banditrepro.experiments.aggregate import summarize_figure, write_csv
 from banditrepro.experiments.spec import load_paper
 from banditrepro.shards import load_shards
-from banditrepro.workflow_io import logged, repo_root
+from banditrepro.workflow_io import repo_root, run
 
 
 def main(snakemake) -> None:
-    with logged(snakemake):
-        w = snakemake.wildcards
-        root = repo_root(snakemake)
-        spec = load_paper(w.paper, snakemake.params.scale, root)
-        outputs = {exp: load_shards(snakemake.params.shards[exp]) for exp in spec.figure_experiments(w.figure)}
-        summary, reference = summarize_figure(spec, w.figure, outputs)
-        write_csv(summary, snakemake.output.summary)
-        write_csv(reference, snakemake.output.reference)
-        subset = {"figure": spec.figures[w.figure],
-                  "experiments": {e: spec.experiments[e].config for e in spec.figure_experiments(w.figure)},
-                  "scale": snakemake.params.scale}
-        prov = provenance.record(subset, snakemake.params.seed, root, paper=w.paper, figure=w.figure)
-        provenance.write_sidecar(snakemake.output.summary, prov)
-        provenance.write_sidecar(snakemake.output.reference, prov)
-        print(f"{w.paper}/{w.figure}: {len(summary)} summary rows, {len(reference)} reference rows")
+    w = snakemake.wildcards
+    root = repo_root(snakemake)
+    spec = load_paper(w.paper, snakemake.params.scale, root)
+    outputs = {exp: load_shards(snakemake.params.shards[exp]) for exp in spec.figure_experiments(w.figure)}
+    summary, reference = summarize_figure(spec, w.figure, outputs)
+    write_csv(summary, snakemake.output.summary)
+    write_csv(reference, snakemake.output.reference)
+    subset = {"figure": spec.figures[w.figure],
+              "experiments": {e: spec.experiments[e].config for e in spec.figure_experiments(w.figure)},
+              "scale": snakemake.params.scale}
+    prov = provenance.record(subset, snakemake.params.seed, root, paper=w.paper, figure=w.figure)
+    provenance.write_sidecar(snakemake.output.summary, prov)
+    provenance.write_sidecar(snakemake.output.reference, prov)
+    print(f"{w.paper}/{w.figure}: {len(summary)} summary rows, {len(reference)} reference rows")
 
 
-main(snakemake)  # noqa: F821 - injected by Snakemake
+run(main, snakemake)  # noqa: F821 - injected by Snakemake

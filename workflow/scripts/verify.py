@@ -1,9 +1,8 @@
 """Snakemake script of rule verify: compare the built result CSVs with the committed locks (and, at paper
-scale, claims with config/locks/verdicts.paper.csv). Exits 1 naming every difference; files that differ
-only by platform rounding (banditrepro.lock.PLATFORM_REL_TOL) are named without failing and without
-inviting a re-lock."""
+scale, claims with config/locks/verdicts.paper.csv). Fails (exit code 1) naming every difference; files
+that differ only by platform rounding (banditrepro.lock.PLATFORM_REL_TOL) are named without failing and
+without inviting a re-lock."""
 
-import sys
 from pathlib import Path
 
 from banditrepro import layout
@@ -18,9 +17,10 @@ from banditrepro.lock import (
     verify_verdicts,
     version_differences,
 )
+from banditrepro.workflow_io import ScriptError, run, tell
 
 
-def main(snakemake) -> int:
+def main(snakemake) -> None:
     root = Path(snakemake.params.repo_root)
     scale = snakemake.params.scale
     problems, notes, version_notes, rounding = [], [], {}, []
@@ -78,10 +78,9 @@ def main(snakemake) -> int:
     if unlocked:
         lines.append(f"no lock at scale {scale} for: {', '.join(unlocked)}")
     text = "\n".join(lines) + "\n"
-    Path(snakemake.log[0]).parent.mkdir(parents=True, exist_ok=True)
-    Path(snakemake.log[0]).write_text(text)
-    sys.stderr.write("banditrepro " + text)
-    return 1 if problems else 0
+    if problems:
+        raise ScriptError(text, heading="banditrepro ")
+    tell(text, heading="banditrepro ")
 
 
-sys.exit(main(snakemake))  # noqa: F821 - injected by Snakemake
+run(main, snakemake)  # noqa: F821 - injected by Snakemake
