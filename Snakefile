@@ -7,7 +7,11 @@
 #   snakemake --cores 2 robustness_satisficing_ucl    headline verdicts under extra root seeds (robustness.csv)
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
+
+from banditrepro.experiments.options import declared_options, resolve_options
+from banditrepro.experiments.spec import ConfigError
 
 min_version("8.20")
 
@@ -15,9 +19,18 @@ min_version("8.20")
 configfile: "config/config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
-
 REPO_ROOT = Path(workflow.basedir).resolve()
+
+# A paper's own switches (config/papers/<paper>.yaml `options:`, e.g. `--config <name>=<value>`) are checked
+# against the values the paper declares; every other key against the workflow schema.
+try:
+    PAPER_OPTIONS = declared_options(REPO_ROOT)
+    _workflow_config = {k: v for k, v in config.items() if k not in PAPER_OPTIONS}
+    validate(_workflow_config, "workflow/schemas/config.schema.yaml")
+    config.update(_workflow_config)  # with the schema's defaults
+    config.update(resolve_options(config, PAPER_OPTIONS))
+except ConfigError as err:
+    raise WorkflowError(str(err)) from None
 
 
 # `snakemake --report results/report.html`: every built figure, table and claims table, by paper

@@ -7,8 +7,8 @@ package versions it was made with, and the figures that were not built where it 
 mismatch can name the first differing rows with their locked and new values.
 
 Normalisation leaves out what is not a result: comment lines (``#``), provenance-only columns (git commit,
-package version) and wall-clock measurements (columns whose header ends in ``(s)``, e.g. the forest
-training times of censored_resources' forest_cost table). The provenance sidecars (``*.provenance.json``)
+package version) and wall-clock measurements (columns whose header ends in ``(s)``, e.g. a table of
+training times). The provenance sidecars (``*.provenance.json``)
 are never locked.
 
 Paper scale adds ``config/locks/verdicts.paper.csv``: paper, claim_id, kind, measured and verdict of the
@@ -51,11 +51,6 @@ PROVENANCE_COLUMNS = frozenset({"git_commit", "commit", "package_version", "prov
 #: headers of wall-clock measurements (seconds): they differ between any two runs
 WALL_CLOCK_HEADER = re.compile(r"\(s\)\s*$")
 MASK = "<not locked>"
-#: Files the build writes that hold wall-clock measurements replayed as data. A figure whose experiments
-#: require one changes with machine load (censored_resources' AmesHousing bandits replay the forest
-#: training seconds as resource consumption), so no two builds agree bit for bit: the lock records such
-#: figures (and the tables built from them) as measured-time results and `verify` does not compare them.
-MEASURED_TIME_INPUTS = ("results/censored_resources/forest/",)
 #: rows named per differing file in a mismatch message
 ROWS_SHOWN = 3
 #: largest relative difference of a number that counts as platform rounding (a CPU-dependent last bit,
@@ -117,14 +112,18 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def measured_time_figures(spec, figures: list[str]) -> dict[str, str]:
-    """{figure: why} for the ``figures`` of a paper spec whose experiments replay wall-clock measurements."""
+def measured_time_figures(spec, figures: list[str], experiments: dict[str, str]) -> dict[str, str]:
+    """{figure: why} for the ``figures`` of a paper spec that show one of ``experiments`` ({experiment: why}).
+
+    Those experiments replay wall-clock times measured on this machine (a paper declares them under an
+    option value, experiments/options.py), so their figures change with machine load and no two builds
+    agree bit for bit: the lock records them (and the tables built from them) as measured-time results
+    and `verify` does not compare them."""
     found = {}
     for fig in figures:
         for exp in spec.figure_experiments(fig):
-            for req in spec.experiments[exp].requires:
-                if str(req).startswith(MEASURED_TIME_INPUTS):
-                    found[fig] = f"replays wall-clock measurements ({req}); differs between any two builds"
+            if exp in experiments:
+                found[fig] = experiments[exp]
     return found
 
 

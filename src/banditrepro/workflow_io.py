@@ -103,6 +103,7 @@ def repo_root(snakemake) -> Path:
 
 def context_from_results(spec, results: dict, standin: Iterable[str] = ()) -> ResultsContext:
     """A ResultsContext over the result files a claim or table job was given, keyed by what they are (the
-    rule's ``results`` param, common.smk ``ResultFiles``): ``summaries`` and ``references`` {figure: path},
-    ``shards`` {experiment: [paths]}."""
-    return ResultsContext(spec, results["summaries"], results["references"], results["shards"], set(standin))
+    rule's ``results`` param, common.smk ``ResultFiles``): ``summaries``, ``references`` and ``claims``
+    {figure: path}, ``shards`` {experiment: [paths]}."""
+    return ResultsContext(spec, results["summaries"], results["references"], results["shards"], set(standin),
+                          results["claims"])

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from banditrepro.experiments.censored_resources import forest
+from banditrepro.experiments.censored_resources import forest_cli, forest_dag
+from banditrepro.experiments.censored_resources import forest_model as forest
 from banditrepro.experiments.spec import load_paper
 
 TREES, MTRY, NODES, FRACTIONS, SEED = [2, 4], [2, 3], [3], [0.8], 7
@@ -36,7 +37,7 @@ def chunks(model_table, tmp_path_factory):
     for run in (0, 1):
         for mtry in MTRY:
             out = folder / f"run{run:02d}_mtry{mtry}.csv"
-            forest.main(["chunk", "--table", str(model_table), "--run", str(run), "--mtry", str(mtry),
+            forest_cli.main(["chunk", "--table", str(model_table), "--run", str(run), "--mtry", str(mtry),
                          "--trees", *map(str, TREES), "--node-sizes", *map(str, NODES),
                          "--fractions", *map(str, FRACTIONS), "--seed", str(SEED), "--out", str(out)])
             paths.append(out)
@@ -46,7 +47,7 @@ def chunks(model_table, tmp_path_factory):
 @pytest.fixture(scope="module")
 def merged(chunks, tmp_path_factory):
     out = tmp_path_factory.mktemp("merged") / "surrogate_table.csv"
-    forest.main(["merge", *map(str, chunks), "--seed", str(SEED), "--out", str(out)])
+    forest_cli.main(["merge", *map(str, chunks), "--seed", str(SEED), "--out", str(out)])
     return out
 
 
@@ -164,9 +165,10 @@ def test_shipped_table_matches_its_sha256_and_provenance(repo_root):
 
 def _shipped_table_serves(repo_root, scale):
     """The workflow's own DAG-time check passes, the grid is the config's and T = 2 n m (Sec. 5.2)."""
-    assert forest.shipped_table_problem(scale, repo_root) is None
-    exp = load_paper("censored_resources", scale, repo_root).experiments["ames"]
-    grid = forest.forest_grid(scale, repo_root)
+    spec = load_paper("censored_resources", scale, repo_root)
+    grid = forest_dag.forest_grid(spec)
+    assert forest_dag.shipped_table_problem(grid, scale, repo_root) is None
+    exp = spec.experiments["ames"]
     table = pd.read_csv(repo_root / forest.SHIPPED_TABLE)
     for key in forest.GRID_KEYS:
         assert sorted(table[key].unique().tolist()) == sorted(grid[key]), key
@@ -187,16 +189,17 @@ def test_paper_scale_replays_the_shipped_table(repo_root):
 
 def test_a_missing_table_or_another_grid_is_named_before_the_dag(repo_root, tmp_path):
     shutil.copytree(repo_root / "config", tmp_path / "config")
-    assert "no shipped forest table" in forest.shipped_table_problem("smoke", tmp_path)
+    grid = forest_dag.forest_grid(load_paper("censored_resources", "smoke", repo_root))
+    assert "no shipped forest table" in forest_dag.shipped_table_problem(grid, "smoke", tmp_path)
     shipped = tmp_path / forest.SHIPPED_TABLE
     shipped.parent.mkdir(parents=True)
     shutil.copy(repo_root / forest.SHIPPED_TABLE, shipped)
     prov = json.loads(forest.sidecar_path(repo_root / forest.SHIPPED_TABLE).read_text())
     forest.sidecar_path(shipped).write_text(json.dumps(prov))
-    assert forest.shipped_table_problem("smoke", tmp_path) is None
+    assert forest_dag.shipped_table_problem(grid, "smoke", tmp_path) is None
     prov["grid"]["runs"] += 1  # a table of another grid
     forest.sidecar_path(shipped).write_text(json.dumps(prov))
-    assert "is not the smoke-scale grid" in forest.shipped_table_problem("smoke", tmp_path)
+    assert "is not the smoke-scale grid" in forest_dag.shipped_table_problem(grid, "smoke", tmp_path)
 
 
 # --- the record of a recompute on another machine, shown beside the active table ----------------------
@@ -232,6 +235,7 @@ def test_ames_table_sources_sets_the_active_table_beside_the_recorded_recompute(
 
     from banditrepro.experiments.censored_resources import instances, tables
     from banditrepro.report import claims as report_claims
+    from banditrepro.report.context import ResultsContext
 
     recomputed = tmp_path / "recomputed.csv"
     forest.export_table(merged, recomputed, "test", source_label="recompute")
@@ -242,11 +246,16 @@ def test_ames_table_sources_sets_the_active_table_beside_the_recorded_recompute(
     active = tmp_path / "active.csv"
     prov = forest.install_table(shipped, active, "cached")
     monkeypatch.setattr(instances, "ames_table", lambda exp: (pd.read_csv(active), prov))
-    now = pd.DataFrame([("T5_ts", "fig5", "s", "0.31", "t", "not_reproduced", "headline"),
-                        ("T5_new", "fig5", "s", "1", "t", "reproduced", "variant")],
-                       columns=["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"])
-    monkeypatch.setattr(report_claims, "evaluate_claims", lambda ctx, figure: now)
-    ctx = SimpleNamespace(spec=SimpleNamespace(experiments={"ames": SimpleNamespace(repo_root=tmp_path)}))
+    (tmp_path / "built").mkdir()
+    now = _claims_csv(tmp_path / "built" / "fig5.csv", [("T5_ts", "fig5", "s", "0.31", "t", "not_reproduced", "headline"),
+                                                        ("T5_new", "fig5", "s", "1.10", "t", "reproduced", "variant")])
+
+    def no_evaluation(*args, **kwargs):
+        raise AssertionError("a table reads the built claims, it does not evaluate them")
+
+    monkeypatch.setattr(report_claims, "evaluate_claims", no_evaluation)
+    spec = SimpleNamespace(experiments={"ames": SimpleNamespace(repo_root=tmp_path)})
+    ctx = ResultsContext(spec, claims={"fig5": now})
 
     df = tables.ames_table_sources(ctx, "ames", "fig5", "rec.json").set_index("quantity")
     assert df.loc["training times", "this build"].startswith("shipped table")
@@ -255,6 +264,7 @@ def test_ames_table_sources_sets_the_active_table_beside_the_recorded_recompute(
     assert df.loc["T5_ts (headline)", "this build"] == "not_reproduced: 0.31"
     assert df.loc["T5_ts (headline)", "recorded recompute"] == "reproduced: 0.25"
     assert df.loc["T5_new (variant)", "recorded recompute"] == "not recorded"
+    assert df.loc["T5_new (variant)", "this build"] == "reproduced: 1.10"  # as the claims file writes it
     q = np.percentile(pd.read_csv(active)["train_seconds"], [25, 50, 75])
     assert df.loc["arm-run time Q1 / median / Q3 (s)", "this build"] == " / ".join(f"{v:.3f}" for v in q)
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from banditrepro.experiments.censored_resources import forest
+from banditrepro.experiments.censored_resources import forest_dag
+from banditrepro.experiments.spec import load_paper
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +58,7 @@ def test_cached_plans_no_forest_job(repo):
 @pytest.mark.slow
 def test_recompute_plans_one_job_per_run_and_mtry(repo):
     jobs, _ = dry_run(repo, "ames_forest=recompute")
-    grid = forest.forest_grid("smoke", REPO_ROOT)
+    grid = forest_dag.forest_grid(load_paper("censored_resources", "smoke", REPO_ROOT))
     assert jobs["censored_resources_forest_chunk"] == grid["runs"] * len(grid["mtry"])
     assert jobs["censored_resources_forest_table"] == 1 and jobs["censored_resources_forest_recomputed"] == 1
     assert "censored_resources_forest_cached" not in jobs

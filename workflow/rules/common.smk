@@ -109,8 +109,8 @@ dataset_states()
 
 
 # Precomputed inputs (an experiment's `requires:` paths) that a paper rule file may switch off or
-# make depend on data: {path: function returning why it cannot be built, or None}. Example:
-# censored_resources' forest table under `ames_forest: off`.
+# make depend on data: {path: function returning why it cannot be built, or None}; e.g. a table that
+# one of the paper's options (config/papers/<paper>.yaml `options:`) switches off.
 REQUIREMENT_STATUS = {}
 
 
@@ -235,12 +235,17 @@ class ResultFiles(NamedTuple):
     summaries: dict  # {figure: summary.csv}
     references: dict  # {figure: reference.csv} (written with the summary)
     shards: dict  # {experiment: [shard files]}
+    claims: dict  # {figure: claims/<figure>.csv} a table shows (its `claims:`)
 
     def inputs(self):
-        return {"summaries": list(self.summaries.values()), "shards": [f for fs in self.shards.values() for f in fs]}
+        return {
+            "summaries": list(self.summaries.values()),
+            "shards": [f for fs in self.shards.values() for f in fs],
+            "claims": list(self.claims.values()),
+        }
 
 
-def _result_files(paper, figures, experiments, seed=None):
+def _result_files(paper, figures, experiments, seed=None, claims=()):
     """Summaries of the built figures and shards of the experiments whose data are available."""
     spec, built = paper_spec(paper), built_figures(paper)
     # an experiment on unavailable data has no shards to wait for; its claims say "not measured"
@@ -250,6 +255,7 @@ def _result_files(paper, figures, experiments, seed=None):
         {fig: layout.summary_file(paper, fig, seed) for fig in figures},
         {fig: layout.reference_file(paper, fig, seed) for fig in figures},
         {exp: experiment_shards(paper, exp, seed) for exp in experiments},
+        {fig: layout.figure_claims_file(paper, fig, seed) for fig in claims},
     )
 
 
@@ -257,7 +263,7 @@ def claim_figure_results(wildcards):
     """The summaries and shards the claims of one figure read (none when the figure is not built)."""
     paper, figure = wildcards.paper, wildcards.figure
     if figure not in built_figures(paper):
-        return ResultFiles({}, {}, {})
+        return ResultFiles({}, {}, {}, {})
     return _result_files(paper, *claim_dependencies(paper_spec(paper), figure), extra_seed(wildcards))
 
 
@@ -266,9 +272,11 @@ def claim_figure_inputs(wildcards):
 
 
 def table_results(wildcards):
-    """The summaries and shards one table reads (its declared figures and what its args name)."""
+    """The summaries and shards one table reads (its declared figures and what its args name) and the
+    per-figure claims it shows (its `claims:`)."""
     spec = paper_spec(wildcards.paper)
-    return _result_files(wildcards.paper, *table_dependencies(spec, wildcards.table), extra_seed(wildcards))
+    claims = spec.tables[wildcards.table].get("claims", [])
+    return _result_files(wildcards.paper, *table_dependencies(spec, wildcards.table), extra_seed(wildcards), claims)
 
 
 def table_inputs(wildcards):

@@ -1,14 +1,14 @@
 # Helper functions of the lock rules (workflow/rules/lock.smk); no rules here.
 from banditrepro.layout import VERDICTS_FILE, lock_path, result_csvs
+from banditrepro.experiments.options import measured_time_experiments
 from banditrepro.lock import measured_time_figures, measured_time_files, read_verdicts
 
 
 def measured_time(paper):
     """{figure: why} of built figures that replay wall-clock measurements made on this machine (not locked):
-    only with `ames_forest: recompute`; the shipped forest table (`cached`) is the same everywhere."""
-    if config.get("ames_forest") != "recompute":
-        return {}
-    return measured_time_figures(paper_spec(paper), built_figures(paper))
+    those of the experiments the paper's option values in force declare (`measured_time`, experiments/options.py)."""
+    experiments = measured_time_experiments(PAPER_OPTIONS, paper, config)
+    return measured_time_figures(paper_spec(paper), built_figures(paper), experiments) if experiments else {}
 
 
 def locked_outputs(paper):

@@ -29,13 +29,21 @@ class ResultsContext:
 
     def __init__(self, spec: PaperSpec, summaries: dict[str, Path] | None = None,
                  references: dict[str, Path] | None = None, shards: dict[str, list[Path]] | None = None,
-                 standin_figures: set[str] | None = None):
+                 standin_figures: set[str] | None = None, claims: dict[str, Path] | None = None):
         self.spec = spec
+        self._claims = {k: Path(v) for k, v in (claims or {}).items()}
         self._summaries = {k: Path(v) for k, v in (summaries or {}).items()}
         self._references = {k: Path(v) for k, v in (references or {}).items()}
         self._shards = {k: [Path(p) for p in v] for k, v in (shards or {}).items()}
         self.standin_figures = set(standin_figures or ())
         self._cache: dict = {}
+
+    def figure_claims(self, figure: str) -> pd.DataFrame:
+        """The claims of ``figure`` as its claims job wrote them (results/<paper>/claims/<figure>.csv), every
+        cell a string: a table that shows verdicts reads them (a table never evaluates claims)."""
+        if figure not in self._claims:
+            raise KeyError(f"no claims of figure {figure!r} given (a table lists them under `claims:`)")
+        return pd.read_csv(self._claims[figure], dtype=str, keep_default_na=False)
 
     def has_figure(self, figure: str) -> bool:
         return figure in self._summaries

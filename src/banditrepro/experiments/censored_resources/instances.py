@@ -11,7 +11,7 @@ from ...algorithms import censored_baselines as cb
 from ...algorithms import rcucb
 from ...environments import censored as ce
 from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
-from . import forest
+from . import forest_model
 from .simulation import CensoredSimulation
 
 INSTANCES = ("poscorr", "negcorr", "indep", "many_arms", "low_censoring")
@@ -31,7 +31,7 @@ SYNTHETIC_PARAMS = {
     "penalty": Param(str, default="piecewise", choices=("piecewise", "linear"), doc="lambda(tau)"),
     "cost_slope": Param(float, default=0.1, doc="c of the cost c * tau"),
 }
-FOREST_FIELDS = {  # the surrogate-table grid (forest.py, workflow/rules/papers/censored_resources.smk)
+FOREST_FIELDS = {  # the surrogate-table grid (forest_model.py, workflow/rules/papers/censored_resources.smk)
     "num_trees": Param(list, items=Param(int)),
     "mtry": Param(list, items=Param(int)),
     "min_node_size": Param(list, items=Param(int)),
@@ -41,7 +41,7 @@ FOREST_FIELDS = {  # the surrogate-table grid (forest.py, workflow/rules/papers/
 AMES_PARAMS = {
     "grid_size": Param(int, doc="m of the limit grid linspace(Q1, Q3, m)"),
     "normaliser": Param(str, default="range", choices=("range", "sd", "mean"),
-                        doc="reward normalisation of the surrogate table (forest.arm_tables)"),
+                        doc="reward normalisation of the surrogate table (forest_model.arm_tables)"),
     "penalty_slope": Param(float, default=10.0, doc="lambda(tau) = slope * tau"),
     "cost_slope": Param(float, default=1.0),
     "forest": Param(dict, fields=FOREST_FIELDS, doc="random-forest configuration grid"),
@@ -122,14 +122,14 @@ def build_synthetic(experiment, algorithm: str) -> CensoredSimulation:
 
 def ames_table(experiment) -> tuple[pd.DataFrame, dict]:
     """The surrogate table the experiment replays and its provenance, after the sha256 check."""
-    return forest.read_verified(Path(experiment.repo_root) / experiment.requires[0])
+    return forest_model.read_verified(Path(experiment.repo_root) / experiment.requires[0])
 
 
 def ames_setting(experiment) -> tuple[ce.CensoredArms, np.ndarray, np.ndarray, pd.DataFrame]:
     """Arms replaying the surrogate table, the limit grid linspace(Q1, Q3, m) of run 0's times, lambda."""
     params = experiment.params
     table, _ = ames_table(experiment)
-    rewards, times, arm_list = forest.arm_tables(table, params["normaliser"])
+    rewards, times, arm_list = forest_model.arm_tables(table, params["normaliser"])
     first_run = times[:, 0]  # "if each possible configuration is run once": run k = 1
     q1, q3 = np.percentile(first_run, [25, 75])  # numpy default = R type 7
     taus = ce.resource_grid(float(q3), int(params["grid_size"]), "linspace", tau_min=float(q1))

@@ -72,7 +72,7 @@ def censored_ground_truth(ctx, experiments, truncations):
 @table_builder("forest_cost")
 def forest_cost(ctx, experiment):
     """Size of the AmesHousing surrogate table, the training time it contains and whose times they are."""
-    from .forest import describe_source
+    from .forest_model import describe_source
     from .instances import ames_setting, ames_table
 
     exp = ctx.spec.experiments[experiment]
@@ -107,10 +107,10 @@ def ames_table_sources(ctx, experiment, figure, record):
     The bandits' "consumption" is measured training time, so the table is machine-dependent data: this
     shows how much its quartiles (the limit grid comes from run 1's Q1..Q3) and the verdicts of
     ``figure``'s claims move when the forests are fitted again elsewhere. ``record`` is the committed
-    file written by ``forest record`` after a build with ``ames_forest: recompute``.
+    file written by ``forest_cli record`` after a build with ``ames_forest: recompute``. The verdicts of this
+    build are read from ``figure``'s claims (the table's ``claims:``), not evaluated again here.
     """
-    from ...report.claims import evaluate_claims
-    from .forest import describe_source, training_time_summary
+    from .forest_model import describe_source, training_time_summary
     from .instances import ames_table
 
     exp = ctx.spec.experiments[experiment]
@@ -138,7 +138,7 @@ def ames_table_sources(ctx, experiment, figure, record):
          recorded(lambda r: _quartiles(r["train_seconds_quartiles"]["first_run"]))),
     ]
     recorded_claims = {c["claim_id"]: c for c in (rec or {}).get("claims", [])}
-    for c in evaluate_claims(ctx, figure=figure).itertuples():
+    for c in ctx.figure_claims(figure).itertuples():
         old = recorded_claims.get(c.claim_id)
         other = f"{old['verdict']}: {old['measured']}" if old else (none if rec is None else "not recorded")
         rows.append((f"{c.claim_id} ({c.kind})", f"{c.verdict}: {c.measured}", other))

@@ -23,28 +23,20 @@ The table as cached data: its ``train_seconds`` are measured times, so every rec
 machine, or again on the same one) gives other numbers, and the paper-scale grid costs about 80
 CPU-minutes. The paper-scale table is therefore shipped with the repository (``SHIPPED_TABLE``,
 only ``SHIPPED_COLUMNS``) with a provenance sidecar naming the machine, libraries, date and command
-that made it and the file's sha256, checked before every use (``read_verified``). The workflow key
-``ames_forest`` picks the source: ``cached`` (the shipped table), ``recompute`` (the forest jobs on
-this machine), ``off`` (no Ames parts).
+that made it and the file's sha256, checked before every use (``read_verified``). The paper's option
+``ames_forest`` (config/papers/censored_resources.yaml) picks the source: ``cached`` (the shipped
+table), ``recompute`` (the forest jobs on this machine), ``off`` (no Ames parts).
 
-Command line (used by workflow/rules/papers/censored_resources.smk)::
-
-    python -m banditrepro.experiments.censored_resources.forest chunk --table T --run K --mtry M \
-        --trees 100 200 ... --node-sizes 3 5 7 9 --fractions .55 .632 .75 .8 --seed S --out chunk.csv
-    python -m banditrepro.experiments.censored_resources.forest merge chunk1.csv ... --out table.csv
-    python -m banditrepro.experiments.censored_resources.forest export --table table.csv --out active.csv
-    python -m banditrepro.experiments.censored_resources.forest install --table shipped.csv --out active.csv
+This module is the model and the table; its command line is :mod:`.forest_cli`, the rule file's
+DAG-time helpers are :mod:`.forest_dag`.
 """
 
 from __future__ import annotations
 
-import argparse
-import functools
 import hashlib
 import json
 import os
 import platform
-import shlex
 import shutil
 import sys
 import time
@@ -67,7 +59,7 @@ SHIPPED_TABLE = "data/ames_forest/surrogate_table.csv"
 # The table the `ames` experiment replays, whatever its source (its `requires:` path).
 ACTIVE_TABLE = layout.paper_file(PAPER, "forest", "surrogate_table.csv")
 # What one recompute of the paper-scale table on another machine gave (training-time quartiles, Fig. 5's
-# verdicts), committed beside the shipped table so that every report can show both (`record` below).
+# verdicts), committed beside the shipped table so that every report can show both (forest_cli `record`).
 RECOMPUTE_RECORD = "data/ames_forest/recompute_check.json"
 GRID_KEYS = ("num_trees", "mtry", "min_node_size", "sample_fraction")  # with "runs": a table's grid
 PROGRESS_SECONDS = 5.0  # a chunk log line at least this often (one increment of 100 trees takes about 1 s)
@@ -379,138 +371,3 @@ def describe_source(prov: dict) -> str:
     if prov.get("source") == "cached":
         return f"shipped table (sha256 {prov.get('sha256', '?')[:12]}), measured on {where}, {when}"
     return f"recomputed on this machine ({where}), {when}"
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m banditrepro.experiments.censored_resources.forest")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("chunk", help="fit the forests of one (run, mtry) chunk")
-    c.add_argument("--table", required=True)
-    c.add_argument("--run", type=int, required=True)
-    c.add_argument("--mtry", type=int, nargs="+", required=True)
-    c.add_argument("--trees", type=int, nargs="+", required=True)
-    c.add_argument("--node-sizes", type=int, nargs="+", required=True)
-    c.add_argument("--fractions", type=float, nargs="+", required=True)
-    c.add_argument("--seed", type=int, required=True)
-    c.add_argument("--out", required=True)
-    c.add_argument("--progress-every", type=float, default=PROGRESS_SECONDS, help="seconds between log lines")
-    m = sub.add_parser("merge", help="merge chunks into one table (with a provenance sidecar)")
-    m.add_argument("chunks", nargs="+")
-    m.add_argument("--out", required=True)
-    m.add_argument("--seed", type=int)
-    e = sub.add_parser("export", help="write the shipped columns of a merged table with provenance and sha256")
-    e.add_argument("--table", required=True)
-    e.add_argument("--out", required=True)
-    e.add_argument("--source", choices=["recompute"], help="label the table as recomputed on this machine")
-    e.add_argument("--merge-record", help="JSON file saying how the merged table was made (default: its sidecar)")
-    r = sub.add_parser("record", help="record a recomputed table's training times and Fig. 5's verdicts "
-                                      f"(default: the active table and its claims -> {RECOMPUTE_RECORD})")
-    r.add_argument("--table", default=ACTIVE_TABLE)
-    r.add_argument("--claims", default=layout.figure_claims_file(PAPER, "fig5"))
-    r.add_argument("--wall-seconds", type=float, help="wall time of the recompute build, to quote with it")
-    r.add_argument("--out", default=RECOMPUTE_RECORD)
-    i = sub.add_parser("install", help="check a table's sha256 and copy it to the experiment's path")
-    i.add_argument("--table", required=True)
-    i.add_argument("--out", required=True)
-    i.add_argument("--source", choices=["cached", "recompute"], required=True)
-    args = ap.parse_args(argv)
-    command = "python -m banditrepro.experiments.censored_resources.forest " + shlex.join(
-        sys.argv[1:] if argv is None else list(argv))
-    if args.cmd == "chunk":
-        t0 = time.process_time()
-        df = run_chunk(args.table, args.run, args.mtry, args.trees, args.node_sizes, args.fractions, args.seed,
-                       progress_every=args.progress_every)
-        tmp = Path(args.out).with_suffix(".tmp")
-        df.to_csv(tmp, index=False)
-        tmp.replace(args.out)
-        print(f"run {args.run}, mtry {args.mtry}: {len(df)} rows, CPU {time.process_time() - t0:.1f} s", file=sys.stderr)
-    elif args.cmd == "merge":
-        from ... import provenance
-
-        df = merge_chunks(args.chunks)
-        df.to_csv(args.out, index=False)
-        sidecar_path(args.out).write_text(json.dumps({
-            "sha256": sha256_of(args.out), "rows": len(df), "chunks": len(args.chunks), "seed": args.seed,
-            "measured_on": machine_record(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
-            "command": "snakemake (rule censored_resources_forest_table): " + command,
-            "git_commit": provenance.git_commit(Path.cwd()),
-        }, indent=2, sort_keys=True) + "\n")
-        print(f"merged {len(args.chunks)} chunks: {len(df)} rows; total training time "
-              f"{df.groupby(['run', 'mtry', 'min_node_size', 'sample_fraction'])['train_seconds'].max().sum():.1f} s",
-              file=sys.stderr)
-    elif args.cmd == "export":
-        record = json.loads(Path(args.merge_record).read_text()) if args.merge_record else None
-        prov = export_table(args.table, args.out, command, record, source_label=args.source)
-        print(f"{args.out}: {prov['rows']} rows, sha256 {prov['sha256']}", file=sys.stderr)
-    elif args.cmd == "record":
-        rec = record_recompute(args.table, args.claims, args.out, command, args.wall_seconds)
-        print(f"{args.out}: recompute of {rec['date']} on {rec['measured_on'].get('cpu_model', '?')}, "
-              f"{len(rec['claims'])} claims", file=sys.stderr)
-    else:
-        prov = install_table(args.table, args.out, args.source)
-        print(f"{args.out}: {describe_source(prov)}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
-# --- helpers for workflow/rules/papers/censored_resources.smk --------------------------------
-
-
-@functools.cache
-def forest_grid(scale: str, repo_root) -> dict:
-    """The ``ames`` experiment's forest grid at ``scale`` (read from the paper config once per scale)."""
-    from ..spec import load_paper
-
-    return load_paper(PAPER, scale, repo_root).experiments["ames"].params["forest"]
-
-
-def same_grid(a: dict, b: dict) -> bool:
-    """Do two grids (config entries or a table's provenance ``grid``) list the same runs and values?"""
-    def norm(grid):
-        return (int(grid["runs"]),) + tuple(tuple(sorted(float(v) for v in grid[k])) for k in GRID_KEYS)
-    return norm(a) == norm(b)
-
-
-def shipped_table_problem(scale: str, repo_root) -> str | None:
-    """Why the shipped table cannot serve ``scale`` (absent, no provenance, another grid), or None.
-
-    Cheap (reads the provenance sidecar only): it runs while Snakemake builds the DAG. The sha256 itself is
-    checked by the job that installs the table and again by every reader (``read_verified``).
-    """
-    path = Path(repo_root) / SHIPPED_TABLE
-    side = sidecar_path(path)
-    if not path.exists() or not side.exists():
-        return f"no shipped forest table {SHIPPED_TABLE} (with its provenance); ames_forest=recompute builds one"
-    shipped = json.loads(side.read_text()).get("grid")
-    if not shipped or not same_grid(shipped, forest_grid(scale, repo_root)):
-        return (f"the shipped forest table {SHIPPED_TABLE} is not the {scale}-scale grid of config/papers/"
-                "censored_resources.yaml; ames_forest=recompute builds that grid's table")
-    return None
-
-
-def chunk_paths(scale: str, repo_root) -> list[str]:
-    """Chunk files of a recomputed surrogate table at ``scale``: one per (run, mtry)."""
-    grid = forest_grid(scale, repo_root)
-    return [chunk_path(scale, f"{k:02d}", m) for k in range(int(grid["runs"])) for m in grid["mtry"]]
-
-
-def scale_table(scale: str) -> str:
-    """The recomputed table of ``scale`` (tables of different scales live apart: none overwrites another)."""
-    return layout.paper_file(PAPER, "forest", scale, "surrogate_table.csv")
-
-
-def chunk_path(scale: str, run, mtry) -> str:
-    """One (run, mtry) chunk of ``scale``'s recomputed table (with ``"{run}", "{mtry}"``: the rule's pattern)."""
-    return layout.paper_file(PAPER, "forest", scale, "chunks", f"run{run}_mtry{mtry}.csv")
-
-
-def forest_log(*parts) -> str:
-    return layout.paper_log(PAPER, "forest", *parts)
-
-
-def grid_argument(scale: str, repo_root, key: str) -> str:
-    """Space-separated values of one grid entry, for the chunk command line."""
-    return " ".join(str(v) for v in forest_grid(scale, repo_root)[key])
