@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from .spec import ConfigError, discover_papers, paper_config_path, paper_schema
+from .spec import YAML_LOADER, ConfigError, discover_papers, paper_config_path, paper_schema
 
 # YAML 1.1 (Snakemake's --config and configfile) reads these words as booleans
 _YAML_BOOL_WORDS = {False: ("off", "no", "false", "n"), True: ("on", "yes", "true", "y")}
@@ -48,9 +48,7 @@ class PaperOption:
 
 
 def _read_options(path: Path, paper: str) -> list[PaperOption]:
-    # the C loader when PyYAML has it: this runs at the start of every snakemake call
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    declared = (yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}).get("options") or {}
+    declared = (yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER) or {}).get("options") or {}
     schema = paper_schema()
     validator = jsonschema.Draft202012Validator(
         {"$defs": schema["$defs"], **schema["properties"]["options"]})

@@ -28,6 +28,9 @@ from ..engine import checkpoint_grid
 from ..registry import BUILDER_PARAMETERS, SIMULATION_BUILDERS, ParameterError, closest_name
 
 SCALES = ("paper", "smoke")
+# PyYAML's C loader where it is built (the same documents, several times faster: every `snakemake` call loads
+# each paper while it builds the DAG)
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PAPER_SCHEMA = "paper.schema.yaml"  # shipped in this package (banditrepro.experiments)
 
 
@@ -140,7 +143,16 @@ def paper_config_path(repo_root: Path, paper: str) -> Path:
 def paper_schema() -> dict:
     """The JSON schema of a paper config (``banditrepro/experiments/paper.schema.yaml``)."""
     text = importlib.resources.files(__package__).joinpath(PAPER_SCHEMA).read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    return yaml.load(text, Loader=YAML_LOADER)
+
+
+@cache
+def _paper_validator():
+    """The paper schema's validator, its schema checked once (jsonschema.validate checks it on every call)."""
+    schema = paper_schema()
+    validator = jsonschema.validators.validator_for(schema)
+    validator.check_schema(schema)
+    return validator(schema)
 
 
 def discover_papers(repo_root: Path | str = ".") -> list[str]:
@@ -179,9 +191,9 @@ def load_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") ->
     path = paper_config_path(repo_root, paper)
     if not path.exists():
         raise ConfigError(f"no paper config {path}")
-    raw = expand_claim_cells(yaml.safe_load(path.read_text()), path)
+    raw = expand_claim_cells(yaml.load(path.read_text(), Loader=YAML_LOADER), path)
     try:
-        jsonschema.validate(raw, paper_schema())
+        _paper_validator().validate(raw)
     except jsonschema.ValidationError as err:
         where = "/".join(str(p) for p in err.absolute_path) or "<top level>"
         raise ConfigError(f"{path}: invalid value at '{where}': {err.message}") from None
@@ -265,7 +277,7 @@ def expand_claim_cells(raw: dict, path: Path) -> dict:
                 raise ConfigError(f"{csv_path}: row {row['id']}: unknown note {row['note']!r}")
             statement = f"{statement} {notes[row['note']]}"
         check = {"fn": row["fn"]}
-        check.update({c: yaml.safe_load(row[c]) for c in cells["check_columns"] if row[c] != ""})
+        check.update({c: yaml.load(row[c], Loader=YAML_LOADER) for c in cells["check_columns"] if row[c] != ""})
         claim = {"id": row["id"], "figure": row["figure"], "statement": statement, "check": check}
         if row.get("kind"):
             claim["kind"] = row["kind"]
