@@ -174,21 +174,24 @@ def test_claims_rows_of_measured_time_figures_are_not_locked(tmp_path):
 # --- platform rounding: last-bit differences are named, never a failure or a reason to re-lock
 
 
-def _locked_paper(root: Path, files: dict[str, str]) -> tuple[dict, list[str]]:
-    rels = [_write(root, rel, text) for rel, text in files.items()]
-    lock, content = L.make_lock(root, "p", "smoke", rels, {}, seed=1)
+def _locked_paper(root: Path, files: dict[str, tuple[str, str]]) -> tuple[dict, dict[str, str]]:
+    """Lock ``{path: (what it holds, text)}``; returns the lock and ``{path: what it holds}``."""
+    held = {_write(root, rel, text): what for rel, (what, text) in files.items()}
+    lock, content = L.make_lock(root, "p", "smoke", held, {}, seed=1)
     L.write_lock(root, lock, content)
-    return L.read_lock(root, "p", "smoke"), rels
+    return L.read_lock(root, "p", "smoke"), held
 
 
 CLAIMS = "claim_id,figure,measured,verdict\nC1,fig1,a = 0.3 (R^2 = 0.99),reproduced\n"
 
 
 def test_last_bit_differences_are_platform_rounding_with_their_largest_relative_difference(tmp_path):
-    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": SUMMARY, "results/p/claims.csv": CLAIMS})
-    _write(tmp_path, files[0], SUMMARY.replace(",2.5,0.2,", ",2.5000000000000004,0.2,")
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": ("fig1", SUMMARY),
+                                           "results/p/claims.csv": ("claims", CLAIMS)})
+    summary_path, claims_path = files
+    _write(tmp_path, summary_path, SUMMARY.replace(",2.5,0.2,", ",2.5000000000000004,0.2,")
            .replace(",0.1,24", ",0.10000000000000002,24"))
-    _write(tmp_path, files[1], CLAIMS.replace("0.3 ", "0.30000000000000004 "))
+    _write(tmp_path, claims_path, CLAIMS.replace("0.3 ", "0.30000000000000004 "))
     diffs = L.verify_paper(tmp_path, lock, files)
     assert [d.problem for d in diffs] == [L.PLATFORM_ROUNDING, L.PLATFORM_ROUNDING]
     assert diffs[1].path == "results/p/fig1/summary.csv"
@@ -219,9 +222,11 @@ S_ROUNDED = SUMMARY.replace(",2.5,0.2,", ",2.5000000000000004,0.2,")
     (SUMMARY.replace("regret,A2_P2,regret,2,2.5,0.2,24\n", ""), CLAIMS, {"summary": "differs"}),
 ])
 def test_any_other_difference_is_a_change_of_results(tmp_path, new_summary, new_claims, expected):
-    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": SUMMARY, "results/p/claims.csv": CLAIMS})
-    _write(tmp_path, files[0], new_summary)
-    _write(tmp_path, files[1], new_claims)
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": ("fig1", SUMMARY),
+                                           "results/p/claims.csv": ("claims", CLAIMS)})
+    summary_path, claims_path = files
+    _write(tmp_path, summary_path, new_summary)
+    _write(tmp_path, claims_path, new_claims)
     diffs = L.verify_paper(tmp_path, lock, files)
     assert {Path(d.path).stem: d.problem for d in diffs} == expected
     assert bool(L.rounding_lines(diffs)) == (L.PLATFORM_ROUNDING in expected.values())
@@ -235,7 +240,7 @@ def test_cell_relative_difference_compares_numbers_inside_text():
     assert L.cell_relative_difference("0.0", "1e-300") == 1.0
 
 
-def _run_verify_script(root: Path, files: list[str]) -> tuple[int, str]:
+def _run_verify_script(root: Path, files: dict[str, str]) -> tuple[int, str]:
     """workflow/scripts/verify.py as the verify rule runs it (one paper, smoke scale)."""
     import runpy
     from types import SimpleNamespace
@@ -243,22 +248,26 @@ def _run_verify_script(root: Path, files: list[str]) -> tuple[int, str]:
     params = SimpleNamespace(repo_root=str(root), scale="smoke", files={"p": files}, not_built={"p": {}},
                              measured_time={"p": {}}, verdict_papers=[], papers=["p"])
     log = root / "verify.log"
-    with pytest.raises(SystemExit) as stop:
+    try:  # workflow_io.run returns on success and exits 1 on failure
         runpy.run_path(str(REPO_ROOT / "workflow" / "scripts" / "verify.py"),
                        init_globals={"snakemake": SimpleNamespace(params=params, log=[str(log)])})
-    return stop.value.code, log.read_text()
+        code = 0
+    except SystemExit as stop:
+        code = stop.code
+    return code, log.read_text()
 
 
 def test_verify_passes_platform_rounding_without_inviting_a_relock_and_fails_real_changes(tmp_path):
-    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": SUMMARY})
-    _write(tmp_path, files[0], SUMMARY.replace(",2.5,0.2,", ",2.5000000000000004,0.2,"))
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": ("fig1", SUMMARY)})
+    (summary_path,) = files
+    _write(tmp_path, summary_path, SUMMARY.replace(",2.5,0.2,", ",2.5000000000000004,0.2,"))
     code, text = _run_verify_script(tmp_path, files)
     assert code == 0, text
     assert text.startswith("verify OK at scale smoke")
     assert "platform rounding (max relative difference 1.8e-16), not a change of results" in text
     assert "mean locked 2.5 new 2.5000000000000004" in text
     assert "lock --config" not in text
-    _write(tmp_path, files[0], SUMMARY.replace(",2.5,0.2,", ",2.75,0.2,"))
+    _write(tmp_path, summary_path, SUMMARY.replace(",2.5,0.2,", ",2.75,0.2,"))
     code, text = _run_verify_script(tmp_path, files)
     assert code == 1
     assert text.startswith("verify FAILED at scale smoke")

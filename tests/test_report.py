@@ -114,22 +114,6 @@ def test_unknown_claim_in_findings_stops_planning_naming_it(tmp_path):
     assert "unknown claim 'F9z'" in proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("script", sorted((REPO_ROOT / "workflow" / "scripts").glob("*.py")), ids=lambda p: p.name)
-def test_workflow_scripts_share_one_form(script):
-    """A main(snakemake) function called at the bottom; helpers come from the package, never sys.path."""
-    import ast
-
-    tree = ast.parse(script.read_text())
-    mains = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"]
-    assert mains and [a.arg for a in mains[0].args.args] == ["snakemake"], "no main(snakemake)"
-    last = tree.body[-1]
-    assert isinstance(last, ast.Expr) and isinstance(last.value, ast.Call), "main is not called at the bottom"
-    call = last.value.args[0] if isinstance(last.value.func, ast.Attribute) else last.value  # sys.exit(main(...))
-    assert isinstance(call, ast.Call) and getattr(call.func, "id", None) == "main"
-    assert [getattr(a, "id", None) for a in call.args] == ["snakemake"]
-    assert "sys.path" not in script.read_text()
-
-
 # --- the vocabulary and the tally ----------------------------------------------------------------
 
 
