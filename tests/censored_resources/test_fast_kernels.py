@@ -1,7 +1,8 @@
 """The simulation loop's fast kernels make exactly the reference kernels' choices with the same draws.
 
-The reference kernels (rcucb_select/update, ucb_select/update, ts_select/update) are the ones
-checked by hand in test_policies.py; the fast ones keep derived terms in extra state rows and skip
+The reference kernels (the oracle tests/oracles/censored_reference.py: rcucb_select, ucb_select,
+ts_select, ts_update, with the shared count updates rcucb_update and ucb_update) are the ones checked by
+hand in test_policies.py; the fast ones keep derived terms in extra state rows and skip
 work that cannot change the argmax. Both are driven here through the same random histories; every
 round's choice and the stream position (tie-breaking and Thompson draws) must agree, and so must
 every evaluated score.
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import censored_reference as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import censored_baselines as cb
@@ -20,10 +22,10 @@ from banditrepro.environments import censored as ce
 KAPPA = 0.1
 
 KERNELS = {
-    "rcucb": (rcucb.rcucb_select, rcucb.rcucb_update, rcucb.rcucb_select_fast, rcucb.rcucb_update_fast,
+    "rcucb": (oracle.rcucb_select, rcucb.rcucb_update, rcucb.rcucb_select_fast, rcucb.rcucb_update_fast,
               rcucb.FAST_STATE_ROWS, 4),
-    "ucb": (cb.ucb_select, cb.ucb_update, cb.ucb_select_fast, cb.ucb_update_fast, cb.UCB_FAST_STATE_ROWS, 2),
-    "ts": (cb.ts_select, cb.ts_update, cb.ts_select_fast, cb.ts_update_fast, cb.TS_FAST_STATE_ROWS, 2),
+    "ucb": (oracle.ucb_select, cb.ucb_update, cb.ucb_select_fast, cb.ucb_update_fast, cb.UCB_FAST_STATE_ROWS, 2),
+    "ts": (oracle.ts_select, oracle.ts_update, cb.ts_select_fast, cb.ts_update_fast, cb.TS_FAST_STATE_ROWS, 2),
 }  # select, update (reference); select, update (fast); state rows of the fast form; rows both keep
 
 PARAMS = {
@@ -122,7 +124,7 @@ def test_ts_fast_finishes_the_draws_its_first_attempt_leaves_open():
         ref_state = state[:4].copy()
         ref_scores = np.empty(n_arms * m)
         ref_stream = stream.copy()
-        p_ref = cb.ts_select(t, ref_state, taus, lam, params, ref_scores, ref_stream)
+        p_ref = oracle.ts_select(t, ref_state, taus, lam, params, ref_scores, ref_stream)
         p = cb.ts_select_fast(t, state, taus, lam, params, scores, stream)
         assert p == p_ref and np.array_equal(stream, ref_stream)
         if t > n_arms * m:

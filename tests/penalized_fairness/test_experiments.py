@@ -10,14 +10,14 @@ import pytest
 
 from banditrepro.algorithms import fairness as fair
 from banditrepro.environments.movielens import movielens_arms, popular_movies, read_histograms
-from banditrepro.experiments.penalized_fairness.checks import dominance
-from banditrepro.experiments.penalized_fairness.simulation import (
+from banditrepro.experiments.penalized_fairness.builders import (
     FairnessSweep,
     Instances,
     cases_from,
     eta_grid,
     policy_params,
 )
+from banditrepro.experiments.penalized_fairness.checks import dominance
 from banditrepro.experiments.penalized_fairness.theory import FixedInstance, arm_classes, theorem_42_upper_bounds
 
 REAL_HISTOGRAMS = Path(__file__).resolve().parents[2] / "data/processed/movielens_1m/movie_rating_histograms.csv"

@@ -1,4 +1,5 @@
-"""Unit tests of the penalized-fairness policies against hand-computed cases."""
+"""Unit tests of the penalized-fairness policies: hand-computed cases, and the production batch loop
+against the engine running the oracle kernels (tests/oracles/fairness_reference.py)."""
 
 from __future__ import annotations
 
@@ -6,29 +7,63 @@ import math
 
 import numpy as np
 import pytest
+from oracles import fairness_reference as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import fairness as fair
 from banditrepro.algorithms.ucb import ucb1
 from banditrepro.engine import StepSimulation
 from banditrepro.environments.finite import gaussian_arms, threshold_gaps
-from banditrepro.experiments.penalized_fairness import batch as fs
+from banditrepro.experiments.penalized_fairness import builders, loops
 
 
 def _state(counts, sums, queues=None):
     counts = np.asarray(counts, dtype=np.float64)
-    state = np.zeros((fair.STATE_ROWS, counts.size))
-    state[fair.COUNT] = counts
-    state[fair.SUM] = sums
-    state[fair.MEAN] = np.asarray(sums) / counts
-    state[fair.INV_SQRT_N] = 1.0 / np.sqrt(counts)
+    state = np.zeros((oracle.STATE_ROWS, counts.size))
+    state[oracle.COUNT] = counts
+    state[oracle.SUM] = sums
+    state[oracle.MEAN] = np.asarray(sums) / counts
+    state[oracle.INV_SQRT_N] = 1.0 / np.sqrt(counts)
     if queues is not None:
-        state[fair.QUEUE] = queues
+        state[oracle.QUEUE] = queues
     return state
 
 
 def _stream(key=7):
     return rng.new_stream(key)
+
+
+# The hand cases below check the production selectors (banditrepro.algorithms.fairness, what the
+# batch loop runs) on a state in the oracle's (6, K) layout, whose rows are the production arrays.
+
+
+def _production_select(name):
+    def select(t, state, params, stream):
+        if t <= state.shape[1]:  # the batch loop's initialisation rounds
+            return t - 1
+        radius_scale = math.sqrt(2.0 * math.log(t))
+        count, mean, inv_sqrt_n = state[oracle.COUNT], state[oracle.MEAN], state[oracle.INV_SQRT_N]
+        scores = state[oracle.SCRATCH]
+        if name == "ht_ucb":
+            return fair.ht_ucb_choose(t, count, mean, inv_sqrt_n, params[0], params[1], scores, stream, radius_scale)
+        if name == "lfg":
+            return fair.lfg_choose(mean, inv_sqrt_n, state[oracle.QUEUE], params[1, 0], params[2, 0], scores, stream,
+                                   radius_scale)
+        return fair.flearn_choose(t, count, mean, inv_sqrt_n, params[0], params[1, 0], scores, stream, radius_scale)
+
+    return select
+
+
+def _production_lfg_update(state, params, arm, reward):
+    inv_sqrt_count = 1.0 / math.sqrt(state[oracle.COUNT, arm] + 1.0)
+    fair.record_pull(state[oracle.COUNT], state[oracle.SUM], state[oracle.MEAN], state[oracle.INV_SQRT_N], arm,
+                     reward, inv_sqrt_count)
+    fair.update_queues(state[oracle.QUEUE], params[0], arm)
+
+
+HT_UCB_SELECT = _production_select("ht_ucb")
+FLEARN_SELECT = _production_select("flearn")
+LFG_SELECT = _production_select("lfg")
 
 
 # Hand case: round t = 12, N = (5, 3, 3), S = (2.5, 1.8, 0.3) -> means (.5, .6, .1),
@@ -49,63 +84,63 @@ def test_hand_ucb_indices():
 def test_ht_ucb_without_bonus_is_ucb1_argmax():
     params = fair.ht_ucb_params([0.25, 0.25, 0.25], [0.0, 1.0, 1.0])
     # tau_k t = 3 = N_2 = N_3: the strict threshold gives no bonus, so arm 1 (0-based) wins.
-    assert fair._ht_ucb_select(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 1
+    assert HT_UCB_SELECT(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 1
 
 
 def test_ht_ucb_threshold_is_strict_not_floored():
     # arm 1 has N = 3 = tau t: a non-strict threshold would add A = 1 and make it win by far;
     # arm 2 has tau t = 4 > 3 and gets A = 0.6: 1.3871 + 0.6 = 1.9871 > 1.8871.
     params = fair.ht_ucb_params([0.25, 0.25, 1 / 3], [0.0, 1.0, 0.6])
-    assert fair._ht_ucb_select(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 2
+    assert HT_UCB_SELECT(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 2
     # A = 0.4 is not enough: 1.7871 < 1.8871.
     params = fair.ht_ucb_params([0.25, 0.25, 1 / 3], [0.0, 1.0, 0.4])
-    assert fair._ht_ucb_select(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 1
+    assert HT_UCB_SELECT(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 1
     # tau_2 t = 3.24 > N_2 = 3: floor(3.24) = 3 would not trigger, the unfloored threshold does
     # (1.3871 + 0.55 = 1.9371 > 1.8871).
     params = fair.ht_ucb_params([0.25, 0.25, 0.27], [0.0, 0.0, 0.55])
-    assert fair._ht_ucb_select(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 2
+    assert HT_UCB_SELECT(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 2
 
 
-@pytest.mark.parametrize("select", [fair._ht_ucb_select, fair._flearn_select, fair._lfg_select])
+@pytest.mark.parametrize("select", [HT_UCB_SELECT, FLEARN_SELECT, LFG_SELECT])
 def test_initialisation_pulls_arm_n_in_round_n(select):
     params = np.zeros((fair.PARAM_ROWS, 4))
     params[2] = 1.0
-    state = np.zeros((fair.STATE_ROWS, 4))
+    state = np.zeros((oracle.STATE_ROWS, 4))
     assert [select(t, state, params, _stream()) for t in range(1, 5)] == [0, 1, 2, 3]
 
 
 def test_flearn_plays_ucb_when_no_deficit_exceeds_alpha():
     # deficits 0.25 * 11 - N = (-2.25, -0.25, -0.25) <= 0
     params = fair.flearn_params([0.25, 0.25, 0.25], 0.0)
-    assert fair._flearn_select(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 1
+    assert FLEARN_SELECT(T_HAND, _state(COUNTS, SUMS), params, _stream()) == 1
 
 
 def test_flearn_serves_largest_deficit_with_random_ties():
     # N = (7, 2, 2): deficits (-4.25, 0.75, 0.75) -> arms 1 and 2 tie; arm 0 has the best UCB.
     sums = [6.3, 0.2, 0.2]
     params = fair.flearn_params([0.25, 0.25, 0.25], 0.0)
-    picks = [fair._flearn_select(T_HAND, _state([7, 2, 2], sums), params, _stream(key)) for key in range(400)]
+    picks = [FLEARN_SELECT(T_HAND, _state([7, 2, 2], sums), params, _stream(key)) for key in range(400)]
     assert set(picks) == {1, 2}
     assert 150 < picks.count(1) < 250  # Binomial(400, 1/2): +-5 sd
     # alpha = 0.75: the deficit must strictly exceed alpha, so UCB1 decides (arm 0 here).
     params = fair.flearn_params([0.25, 0.25, 0.25], 0.75)
     ucb = [0.9 + math.sqrt(2 * math.log(12) / 7), 0.1 + math.sqrt(2 * math.log(12) / 2)]
     assert ucb[0] > ucb[1]
-    assert fair._flearn_select(T_HAND, _state([7, 2, 2], sums), params, _stream()) == 0
+    assert FLEARN_SELECT(T_HAND, _state([7, 2, 2], sums), params, _stream()) == 0
 
 
 def test_lfg_queue_update_and_capped_score():
     tau = [0.2, 0.3, 0.5]
     params = fair.lfg_params(tau, eta0=2.0, rcap=1.0)
     state = _state([4, 4, 3], [1.6, 3.2, 0.9], queues=[0.0, 0.1, 0.0])
-    fair._lfg_update(12, state, params, 0, np.array([0.5]))
-    np.testing.assert_allclose(state[fair.QUEUE], [0.0, 0.4, 0.5])  # max(0 + .2 - 1, 0), .1 + .3, 0 + .5
-    assert state[fair.COUNT, 0] == 5 and state[fair.SUM, 0] == pytest.approx(2.1)
+    _production_lfg_update(state, params, 0, 0.5)
+    np.testing.assert_allclose(state[oracle.QUEUE], [0.0, 0.4, 0.5])  # max(0 + .2 - 1, 0), .1 + .3, 0 + .5
+    assert state[oracle.COUNT, 0] == 5 and state[oracle.SUM, 0] == pytest.approx(2.1)
     # round 13: UCBs .42 + 1.0130, .8 + 1.1325 -> capped at 1, .3 + 1.3077; scores = Q + 2 * min(UCB, 1)
     r = math.sqrt(2 * math.log(13))
     ucb = np.minimum(np.array([2.1 / 5 + r / math.sqrt(5), 0.8 + r / 2, 0.3 + r / math.sqrt(3)]), 1.0)
-    scores = state[fair.QUEUE] + 2.0 * ucb
-    assert fair._lfg_select(13, state, params, _stream()) == int(np.argmax(scores)) == 2
+    scores = state[oracle.QUEUE] + 2.0 * ucb
+    assert LFG_SELECT(13, state, params, _stream()) == int(np.argmax(scores)) == 2
 
 
 def test_lfg_uses_start_of_round_queue():
@@ -113,13 +148,13 @@ def test_lfg_uses_start_of_round_queue():
     # arrivals tau_k before selecting, arm 1 (0.3 + 0.4 = 0.7) would beat arm 0 (0.5 + 0.1 = 0.6).
     params = fair.lfg_params([0.1, 0.4], eta0=0.0)
     state = _state([5, 5], [1.0, 1.0], queues=[0.5, 0.3])
-    assert fair._lfg_select(11, state, params, _stream()) == 0
+    assert LFG_SELECT(11, state, params, _stream()) == 0
 
 
 def test_argmax_random_ties_is_uniform_over_maxima():
     scores = np.array([1.0, 3.0, 2.0, 3.0, 3.0])
     stream = _stream(11)
-    picks = np.array([fair.argmax_random_ties(scores, stream) for _ in range(3000)])
+    picks = np.array([fair._tie_pick(scores, 3.0, 3, stream) for _ in range(3000)])
     counts = np.bincount(picks, minlength=5)
     assert counts[0] == counts[2] == 0
     expected = 1000.0
@@ -155,22 +190,22 @@ def _step_pulls(policy, params, horizon, n_reps=6, seed=3):
 def test_ht_ucb_with_zero_penalty_is_ucb1():
     kernel, params = ucb1()
     reference = _step_pulls(kernel, params, 2000)
-    ours = _step_pulls(fair.HT_UCB, fair.ht_ucb_params(np.full(K, 0.1), 0.0), 2000)
+    ours = _step_pulls(oracle.HT_UCB, fair.ht_ucb_params(np.full(K, 0.1), 0.0), 2000)
     np.testing.assert_array_equal(ours, reference)
 
 
 def test_flearn_with_huge_alpha_is_ucb1():
     kernel, params = ucb1()
     reference = _step_pulls(kernel, params, 2000)
-    ours = _step_pulls(fair.FLEARN, fair.flearn_params(np.full(K, 0.1), 1e9), 2000)
+    ours = _step_pulls(oracle.FLEARN, fair.flearn_params(np.full(K, 0.1), 1e9), 2000)
     np.testing.assert_array_equal(ours, reference)
 
 
 def test_flearn_alpha_zero_is_anytime_fair():
     tau = np.full(K, 0.15)
-    env_kind, env_params = fs.reward_params("gaussian", MEANS, 1.0 / K)
+    env_kind, env_params = builders.reward_params("gaussian", MEANS, 1.0 / K)
     checkpoints = np.arange(K, 1501)
-    pulls = fs.run_batch("flearn", env_kind, fair.flearn_params(tau, 0.0)[None], env_params, [0], [5], [9], [0],
+    pulls = loops.run_batch("flearn", env_kind, fair.flearn_params(tau, 0.0)[None], env_params, [0], [5], [9], [0],
                          1500, checkpoints)[0]
     deficit = tau[None, :] * checkpoints[:, None] - pulls
     assert deficit.max() <= 1.0 + 1e-9
@@ -178,8 +213,8 @@ def test_flearn_alpha_zero_is_anytime_fair():
 
 def test_lfg_eta0_zero_is_round_robin():
     tau = np.full(K, 1.0 / (2 * K))
-    env_kind, env_params = fs.reward_params("gaussian", MEANS, 1.0 / K)
-    pulls = fs.run_batch("lfg", env_kind, fair.lfg_params(tau, 0.0)[None], env_params, [0], [5], [9], [0],
+    env_kind, env_params = builders.reward_params("gaussian", MEANS, 1.0 / K)
+    pulls = loops.run_batch("lfg", env_kind, fair.lfg_params(tau, 0.0)[None], env_params, [0], [5], [9], [0],
                          1003, np.array([1003]))[0, 0]
     assert pulls.sum() == 1003 and pulls.max() - pulls.min() <= 1
 
@@ -190,22 +225,22 @@ def test_batch_runner_matches_generic_step_engine(algorithm):
     params = {"ht_ucb": fair.ht_ucb_params(tau, 0.25), "flearn": fair.flearn_params(tau, 3.0),
               "lfg": fair.lfg_params(tau, 40.0)}[algorithm]
     n_reps = 4
-    reference = _step_pulls(fair.KERNELS[algorithm], params, 1500, n_reps=n_reps)
+    reference = _step_pulls(oracle.KERNELS[algorithm], params, 1500, n_reps=n_reps)
     keys = np.arange(1, n_reps + 1, dtype=np.uint64) * np.uint64(1000003) + np.uint64(3)
-    env_kind, env_params = fs.reward_params("gaussian", MEANS, 1.0 / K)
-    ours = fs.run_batch(algorithm, env_kind, np.repeat(params[None], n_reps, 0), env_params, np.zeros(n_reps, int),
+    env_kind, env_params = builders.reward_params("gaussian", MEANS, 1.0 / K)
+    ours = loops.run_batch(algorithm, env_kind, np.repeat(params[None], n_reps, 0), env_params, np.zeros(n_reps, int),
                         keys, keys + np.uint64(17), np.zeros(n_reps, int), 1500, np.array([1500]))[:, 0, :]
     np.testing.assert_array_equal(ours, reference)
 
 
 def test_batch_rows_are_independent_of_grouping_and_fill_missing_checkpoints():
     tau = np.full(K, 0.1)
-    env_kind, env_params = fs.reward_params("gaussian", MEANS, 1.0 / K)
+    env_kind, env_params = builders.reward_params("gaussian", MEANS, 1.0 / K)
     params = np.stack([fair.ht_ucb_params(tau, a) for a in (0.05, 0.2, 0.5)])
     keys = np.array([11, 12, 13], dtype=np.uint64)
-    together = fs.run_batch("ht_ucb", env_kind, params, env_params, [0, 0, 0], keys, keys, [0, 1, 2],
+    together = loops.run_batch("ht_ucb", env_kind, params, env_params, [0, 0, 0], keys, keys, [0, 1, 2],
                             [500, 800, 1000], np.array([500, 1000]))
-    alone = fs.run_batch("ht_ucb", env_kind, params[2:], env_params, [0], keys[2:], keys[2:], [2], [1000],
+    alone = loops.run_batch("ht_ucb", env_kind, params[2:], env_params, [0], keys[2:], keys[2:], [2], [1000],
                          np.array([500, 1000]))
     np.testing.assert_array_equal(together[2], alone[0])
     assert np.all(together[0, 1] == -1) and together[0, 0].sum() == 500
@@ -225,9 +260,9 @@ def _reward_model(kind):
                           [0.0, 0.5, 0.5, 0.0, 0.0], [0.05, 0.15, 0.3, 0.3, 0.2]])
         env, env_params = finite.categorical_arms(np.arange(1.0, 6.0), probs)
         return env, "categorical", env_params
-    env_kind, env_params = fs.reward_params(kind, MEANS, 1.0 / K if kind == "gaussian" else None)
+    env_kind, env_params = builders.reward_params(kind, MEANS, 1.0 / K if kind == "gaussian" else None)
     env = {"gaussian": finite.GAUSSIAN, "bernoulli": finite.BERNOULLI,
-           "beta_johnk": EnvironmentKernel("beta_johnk", fs._beta_johnk_step)}[env_kind]
+           "beta_johnk": EnvironmentKernel("beta_johnk", loops._beta_johnk_step)}[env_kind]
     return env, env_kind, env_params[0]
 
 
@@ -242,7 +277,7 @@ SWEEP_PARAMS = {  # three rows per replication; alpha = 0 and eta0 = 0 tie on mo
                                               ("ht_ucb", "beta"), ("flearn", "gaussian"), ("lfg", "bernoulli")])
 def test_batch_sweep_rows_match_the_engine_kernels(algorithm, reward):
     """Sweep-style rows (replications tiled over parameter values, each replication's rewards read
-    from one shared table) give exactly the pull counts of the engine running fairness.KERNELS one
+    from one shared table) give exactly the pull counts of the engine running the oracle's KERNELS one
     replication and parameter value at a time, at every step (so the same arm in every round,
     including random tie-breaks)."""
     tau = np.full(K, 0.12)
@@ -251,11 +286,11 @@ def test_batch_sweep_rows_match_the_engine_kernels(algorithm, reward):
     n_reps, horizon = 3, 1200
     keys = np.arange(1, n_reps + 1, dtype=np.uint64) * np.uint64(1000003) + np.uint64(5)
     reps = np.tile(np.arange(n_reps), len(params))
-    ours = fs.run_batch(algorithm, env_kind, np.repeat(np.stack(params), n_reps, axis=0),
+    ours = loops.run_batch(algorithm, env_kind, np.repeat(np.stack(params), n_reps, axis=0),
                         np.repeat(env_params[None], n_reps, axis=0), reps, keys[reps], keys[reps] + np.uint64(17),
                         np.zeros(reps.size, int), horizon, np.arange(1, horizon + 1))
     for x, p in enumerate(params):
-        sim = StepSimulation(env, env_params, np.zeros((1, K)), ("zero",), fair.KERNELS[algorithm], p)
+        sim = StepSimulation(env, env_params, np.zeros((1, K)), ("zero",), oracle.KERNELS[algorithm], p)
         reference = sim.run(keys, keys + np.uint64(17), np.arange(1, horizon + 1)).pulls
         np.testing.assert_array_equal(ours[x * n_reps:(x + 1) * n_reps], reference)
 
@@ -264,7 +299,7 @@ def test_batch_rows_sharing_a_replication_equal_rows_run_alone():
     """Rows of one replication with different horizons, policies' parameters and sub-streams,
     interleaved with another replication, give what each gives alone."""
     tau = np.full(K, 0.1)
-    env_kind, env_params = fs.reward_params("beta", MEANS)
+    env_kind, env_params = builders.reward_params("beta", MEANS)
     env_params = np.concatenate([env_params, env_params[:, :, ::-1]])  # two environments
     params = np.stack([fair.ht_ucb_params(tau, a) for a in (0.05, 0.2, 0.5, 0.0, 0.3)])
     env_rows = np.array([0, 1, 0, 1, 0])
@@ -272,9 +307,9 @@ def test_batch_rows_sharing_a_replication_equal_rows_run_alone():
     horizons = np.array([700, 1000, 1000, 300, 1000])
     subs = np.array([0, 1, 2, 3, 0])
     steps = np.arange(1, 1001)
-    together = fs.run_batch("ht_ucb", env_kind, params, env_params, env_rows, keys, keys + np.uint64(1), subs,
+    together = loops.run_batch("ht_ucb", env_kind, params, env_params, env_rows, keys, keys + np.uint64(1), subs,
                             horizons, steps)
     for b in range(5):
-        alone = fs.run_batch("ht_ucb", env_kind, params[b:b + 1], env_params, env_rows[b:b + 1], keys[b:b + 1],
+        alone = loops.run_batch("ht_ucb", env_kind, params[b:b + 1], env_params, env_rows[b:b + 1], keys[b:b + 1],
                              keys[b:b + 1] + np.uint64(1), subs[b:b + 1], horizons[b:b + 1], steps)
         np.testing.assert_array_equal(together[b], alone[0])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from banditrepro.algorithms import fairness as fair
-from banditrepro.experiments.penalized_fairness import batch as fs
+from banditrepro.experiments.penalized_fairness import builders, loops
 
 # gaps (0, .1, .4, .6) with A = .25: arm 1 critical, arms 2 and 3 non-critical (Delta - A = .15, .35)
 MEANS = np.array([0.9, 0.8, 0.5, 0.3])
@@ -19,9 +19,9 @@ N_REPS = 24
 
 
 def _run(algorithm, params, n_reps=N_REPS, checkpoints=CHECKPOINTS, means=MEANS, distribution="gaussian"):
-    env_kind, env_params = fs.reward_params(distribution, means, 1.0 / means.size)
+    env_kind, env_params = builders.reward_params(distribution, means, 1.0 / means.size)
     keys = np.arange(1, n_reps + 1, dtype=np.uint64) * np.uint64(7919)
-    return fs.run_batch(algorithm, env_kind, np.repeat(params[None], n_reps, 0), env_params, np.zeros(n_reps, int),
+    return loops.run_batch(algorithm, env_kind, np.repeat(params[None], n_reps, 0), env_params, np.zeros(n_reps, int),
                         keys, keys + np.uint64(1), np.zeros(n_reps, int), checkpoints[-1], checkpoints)
 
 
@@ -80,12 +80,12 @@ def test_lfg_interpolates_between_round_robin_and_ucb():
 def test_reward_models_have_the_stated_means_and_variances(distribution):
     # eta0 = 0 round robin over 2 arms: each arm's rewards are its own i.i.d. draws
     means = np.array([0.3, 0.8])
-    env_kind, env_params = fs.reward_params(distribution, means, 0.5)
+    env_kind, env_params = builders.reward_params(distribution, means, 0.5)
     n_reps = 40
     keys = np.arange(n_reps, dtype=np.uint64) + np.uint64(99)
     draws = np.zeros((n_reps, 2, 500))
     from banditrepro.environments import finite
-    step = {"gaussian": finite.GAUSSIAN.step, "beta": fs._beta_johnk_step, "bernoulli": finite.BERNOULLI.step}[distribution]
+    step = {"gaussian": finite.GAUSSIAN.step, "beta": loops._beta_johnk_step, "bernoulli": finite.BERNOULLI.step}[distribution]
     obs = np.zeros(1)
     for r in range(n_reps):
         state = np.zeros(2)
@@ -101,10 +101,10 @@ def test_reward_models_have_the_stated_means_and_variances(distribution):
 
 
 def test_uniform_instances():
-    mu = fs.uniform_means(np.arange(2000, dtype=np.uint64), 5)
+    mu = builders.uniform_means(np.arange(2000, dtype=np.uint64), 5)
     assert mu.shape == (2000, 5) and mu.min() > 0 and mu.max() < 1
     assert abs(mu.mean() - 0.5) < 5 * math.sqrt(1 / 12 / mu.size)
-    np.testing.assert_array_equal(mu[:3], fs.uniform_means(np.arange(3, dtype=np.uint64), 5))
+    np.testing.assert_array_equal(mu[:3], builders.uniform_means(np.arange(3, dtype=np.uint64), 5))
 
 
 @pytest.mark.parametrize("a", [0.03, 0.3, 0.5, 0.9])
@@ -116,7 +116,7 @@ def test_johnk_beta_sampler_matches_the_beta_law(a):
     state = np.zeros(1)
     draws = np.empty(4000)
     for i in range(draws.size):
-        fs._beta_johnk_step(env_params, state, np.uint64(12345), 1, 0, i, obs)
+        loops._beta_johnk_step(env_params, state, np.uint64(12345), 1, 0, i, obs)
         draws[i] = obs[0]
     assert draws.min() >= 0.0 and draws.max() <= 1.0
     assert stats.kstest(draws, stats.beta(a, 1.0 - a).cdf).pvalue > 1e-3
@@ -148,5 +148,5 @@ def test_johnk_sampler_draws_the_numbers_of_its_single_loop_form():
     for a in (0.001, 0.2, 0.5, 0.93):
         env_params = np.array([[0.5, a], [0.5, 1.0 - a]])
         for i in range(3000):
-            fs._beta_johnk_step(env_params, state, np.uint64(99), 1, 1, i, obs)
+            loops._beta_johnk_step(env_params, state, np.uint64(99), 1, 1, i, obs)
             assert obs[0] == single_loop(a, 1.0 - a, np.uint64(99), 1, i)

@@ -1,7 +1,9 @@
 """The baselines of Bengs & Hüllermeier App. E.1: each (arm, limit) pair as a virtual arm.
 
 Same kernel protocol as :mod:`banditrepro.algorithms.rcucb` (``select``/``update`` on a float64
-``(4, n_arms, m)`` state; flat pair index i * m + j; arm-major, limits ascending).
+``(rows, n_arms, m)`` state; flat pair index i * m + j; arm-major, limits ascending). The simulation
+loop runs the ``*_fast`` kernels below; the printed forms of the selects and of the Thompson update
+are the test oracle ``tests/oracles/censored_reference.py``.
 
 Both rescale the virtual-arm reward (eq. 7)
     Y = (R - c(C)) 1{C <= tau} - lambda(tau) 1{C > tau}
@@ -47,58 +49,10 @@ def virtual_reward(reward, consumption, tau, lam_tau, cost_slope):
     return -lam_tau
 
 
-@njit(cache=True)
-def ucb_select(t, state, taus, lam, params, scores, stream):
-    n_arms = state.shape[1]
-    m = state.shape[2]
-    if t <= n_arms * m:
-        return t - 1
-    scale = params[1]  # L = lambda(tau_max)
-    explore = params[0] * math.log(t) / 2.0
-    for i in range(n_arms):
-        for j in range(m):
-            count = state[0, i, j]
-            scores[i * m + j] = (state[1, i, j] / count + scale) / (1.0 + scale) + math.sqrt(explore / count)
-    return rng.stream_argmax_random_ties(stream, scores)
-
-
 @njit(cache=True, inline="always")
 def ucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream):
     state[0, arm, j_played] += 1.0
     state[1, arm, j_played] += virtual_reward(reward, consumption, taus[j_played], lam[j_played], cost_slope)
-
-
-@njit(cache=True)
-def ts_select(t, state, taus, lam, params, scores, stream):
-    n_arms = state.shape[1]
-    m = state.shape[2]
-    if t <= n_arms * m:
-        return t - 1
-    idx = stream[3]
-    stream[3] = idx + np.uint64(1)
-    key = stream[0]
-    tag = stream[1]
-    sub = stream[2] * np.uint64(2) + np.uint64(_BETA_SUB)
-    base = idx * np.uint64(n_arms * m)
-    for p in range(n_arms * m):
-        i = p // m
-        j = p - i * m
-        scores[p] = rng.beta_ab(1.0 + state[0, i, j], 1.0 + state[1, i, j], key, tag, sub, base + np.uint64(p))
-    return rng.stream_argmax_random_ties(stream, scores)
-
-
-@njit(cache=True)
-def ts_update(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream):
-    scale = params[1]  # L = lambda(tau_max)
-    j_first = j_played if params[0] != 0.0 else 0
-    for j in range(j_first, j_played + 1):
-        y = virtual_reward(reward, consumption, taus[j], lam[j], cost_slope)
-        p = (y + scale) / (1.0 + scale)
-        p = min(max(p, 0.0), 1.0)
-        if rng.stream_uniform(stream) <= p:
-            state[0, arm, j] += 1.0
-        else:
-            state[1, arm, j] += 1.0
 
 
 # --- fast forms used by the simulation loop (same choices, same random draws) --------------------
@@ -115,7 +69,7 @@ def ts_update(t, state, taus, lam, params, arm, j_played, reward, consumption, c
 # rng.beta_ge1_first_attempts (one Philox block each, a vectorised loop) and finishes the few draws it
 # leaves open with rng.beta_ge1_finish_words (only the gamma that is open, the other kept in rows 8-9, from
 # the block's words the first attempt kept in rows 10-13): every score is bit for bit rng.beta_ab's, as in
-# ts_select.
+# the printed select (the oracle's ts_select).
 
 UCB_FAST_STATE_ROWS = 6
 _MEAN, _INVSQ, _ARM_BOUND, _ARM_WINDOW = 2, 3, 4, 5
@@ -141,7 +95,8 @@ def _ucb_pair_bound(mean, inv_sqrt_count, radius):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def ucb_select_fast(t, state, taus, lam, params, scores, stream):
-    """:func:`ucb_select` on a state kept by :func:`ucb_update_fast`."""
+    """Modified UCB's pair: the printed select (the oracle's ``ucb_select``) on a state kept by
+    :func:`ucb_update_fast`."""
     n_arms = state.shape[1]
     m = state.shape[2]
     if t <= n_arms * m:
@@ -191,9 +146,10 @@ _X, _Y = _FIRST_ATTEMPT_ROW + rng.FA_X, _FIRST_ATTEMPT_ROW + rng.FA_Y
 
 @njit(cache=True, error_model="numpy", inline="always")
 def ts_update_fast(t, state, taus, lam, params, arm, j_played, reward, consumption, cost_slope, stream):
-    """:func:`ts_update` (the same trials with the same uniforms), then the pairs' gamma constants.
+    """The printed update (the oracle's ``ts_update``: the same trials with the same uniforms), then
+    the pairs' gamma constants.
 
-    Written out rather than calling ts_update: a call that passes arrays costs reference counting on
+    Written out rather than calling a shared update: a call that passes arrays costs reference counting on
     every round, several times the update itself; tests/censored_resources/test_fast_kernels.py
     checks that both leave the same counts and stream.
     """
@@ -230,7 +186,7 @@ def ts_update_fast(t, state, taus, lam, params, arm, j_played, reward, consumpti
 
 @njit(cache=True, error_model="numpy", boundscheck=False, inline="always")
 def ts_select_fast(t, state, taus, lam, params, scores, stream):
-    """:func:`ts_select` on a state kept by :func:`ts_update_fast` (bit-identical scores and choice)."""
+    """The printed select (the oracle's ``ts_select``) on a state kept by :func:`ts_update_fast` (bit-identical scores and choice)."""
     n_arms = state.shape[1]
     m = state.shape[2]
     n_pairs = n_arms * m

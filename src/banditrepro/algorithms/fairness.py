@@ -14,10 +14,15 @@ Three single-play policies (spec ``penalized_fairness`` §2) and the penalized-r
 Common conventions: rounds 1..K pull arm n (initialisation; LFG queues are still updated);
 ties are broken uniformly at random among exact maxima with the policy stream.
 
-Kernels follow the engine protocol (``select(t, state, params, stream)``,
-``update(t, state, params, arm, obs)``) so each runs in :class:`banditrepro.engine.StepSimulation`.
-The ``*_core`` selectors take the exploration scale ``sqrt(2 ln n)`` as an argument so that a
-sweep kernel can tabulate it once per horizon instead of once per (row, step).
+These are the policies the paper's results come from: the experiments' batch loop
+(:mod:`banditrepro.experiments.penalized_fairness.loops`) runs many rows in one compiled call and
+calls a ``*_choose`` selector, :func:`record_pull` and (LFG) :func:`update_queues` on every step.
+They are ``inline="always"``: a call per step into a compiled function that receives arrays would
+cost numba's reference counting on every step. (Measured: one more inlined level, a ``choose_arm``
+dispatching to the three selectors, made the batch loop about 17% slower with the same numbers, so
+the loop dispatches itself.) The loop draws rewards, so it lives with the paper (algorithms/ imports no environment).
+``tests/oracles/fairness_reference.py`` keeps an independent engine-protocol form of the three
+policies that the tests compare these with, step for step.
 
 ``params`` is a float64 (3, K) array:
 
@@ -25,9 +30,9 @@ sweep kernel can tabulate it once per horizon instead of once per (row, step).
 * Flearn: row 0 tau_k, row 1 alpha (same value in every column);
 * LFG: row 0 tau_k, row 1 eta0, row 2 rcap (same value in every column).
 
-``state`` is a float64 (6, K) array, zero at the start: N_k, reward sums S_k, and cached
-S_k/N_k and 1/sqrt(N_k) (only the pulled arm's change, so a step costs one multiply-add per arm),
-the LFG queue Q_k, and a scratch row for the step's scores.
+A policy's state is five float64 arrays of length K, zero at the start: N_k, reward sums S_k,
+the cached S_k/N_k and 1/sqrt(N_k) (only the pulled arm's change, so a step costs one multiply-add
+per arm), LFG's queues Q_k; and a scratch array ``scores`` for the step's scores.
 """
 
 from __future__ import annotations
@@ -38,19 +43,10 @@ import numpy as np
 from numba import njit
 
 from .. import rng
-from ..engine import PolicyKernel
 
-# state rows
-COUNT = 0
-SUM = 1
-MEAN = 2
-INV_SQRT_N = 3
-QUEUE = 4
-SCRATCH = 5  # per-step scores (no allocation inside the step loop)
-STATE_ROWS = 6
 PARAM_ROWS = 3
 
-# Algorithm ids used by the sweep kernel's dispatch.
+# Algorithm ids of the batch loop's dispatch.
 HT_UCB_ID = 0
 LFG_ID = 1
 FLEARN_ID = 2
@@ -69,187 +65,116 @@ def _tie_pick(scores, best, count, stream):
     return 0
 
 
-@njit(cache=True)
-def argmax_random_ties(scores, stream):
-    """Index of the maximum of ``scores``, uniformly random among exact maxima.
+# Each selector fuses the score computation with the argmax (one pass over the arms; the scores
+# are kept in ``scores`` for the rare second pass over exact ties). They are called for rounds
+# t > K (rounds 1..K pull arm t) with ``radius_scale`` = sqrt(2 ln t).
 
-    One policy coin per tied step rather than one per tied arm (Flearn's deficits tie across all
-    arms with equal counts)."""
+
+@njit(cache=True, inline="always")
+def ht_ucb_choose(t, count, mean, inv_sqrt_n, tau, penalty, scores, stream, radius_scale):
+    """HT-UCB arm: argmax m_k + A_k 1{N_k < tau_k t} + sqrt(2 ln t) / sqrt(N_k)."""
     best = -math.inf
-    count = 0
-    choice = 0
-    for k in range(scores.shape[0]):
-        s = scores[k]
-        if s > best:
-            best = s
-            count = 1
-            choice = k
-        elif s == best:
-            count += 1
-    if count == 1:
-        return choice
-    return _tie_pick(scores, best, count, stream)
-
-
-# The selectors below fuse the score computation with the argmax (one pass over the arms; the
-# scores are kept in the scratch row for the rare second pass over exact ties).
-
-
-@njit(cache=True)
-def ht_ucb_select_core(t, state, params, stream, radius_scale):
-    """HT-UCB arm for round ``t`` (1-based); ``radius_scale`` = sqrt(2 ln t)."""
-    n_arms = state.shape[1]
-    if t <= n_arms:
-        return t - 1
-    scores = state[SCRATCH]
-    best = -math.inf
-    count = 0
-    choice = 0
-    for k in range(n_arms):
-        index = state[MEAN, k] + radius_scale * state[INV_SQRT_N, k]
-        if state[COUNT, k] < params[0, k] * t:  # hard threshold: arm below its fair share tau_k * t
-            index += params[1, k]
+    ties = 0
+    arm = 0
+    for k in range(count.shape[0]):
+        index = mean[k] + radius_scale * inv_sqrt_n[k]
+        if count[k] < tau[k] * t:  # hard threshold: arm below its fair share tau_k * t
+            index += penalty[k]
         scores[k] = index
         if index > best:
             best = index
-            count = 1
-            choice = k
+            ties = 1
+            arm = k
         elif index == best:
-            count += 1
-    if count == 1:
-        return choice
-    return _tie_pick(scores, best, count, stream)
+            ties += 1
+    if ties == 1:
+        return arm
+    return _tie_pick(scores, best, ties, stream)
 
 
-@njit(cache=True)
-def ucb_argmax_core(state, stream, radius_scale):
-    """UCB1 arm (random ties) from the shared statistics; all arms must have N_k >= 1."""
-    scores = state[SCRATCH]
+@njit(cache=True, inline="always")
+def ucb_choose(mean, inv_sqrt_n, scores, stream, radius_scale):
+    """UCB1 arm from the same statistics (every N_k >= 1)."""
     best = -math.inf
-    count = 0
-    choice = 0
-    for k in range(state.shape[1]):
-        index = state[MEAN, k] + radius_scale * state[INV_SQRT_N, k]
+    ties = 0
+    arm = 0
+    for k in range(mean.shape[0]):
+        index = mean[k] + radius_scale * inv_sqrt_n[k]
         scores[k] = index
         if index > best:
             best = index
-            count = 1
-            choice = k
+            ties = 1
+            arm = k
         elif index == best:
-            count += 1
-    if count == 1:
-        return choice
-    return _tie_pick(scores, best, count, stream)
+            ties += 1
+    if ties == 1:
+        return arm
+    return _tie_pick(scores, best, ties, stream)
 
 
-@njit(cache=True)
-def flearn_select_core(t, state, params, stream, radius_scale):
-    """Flearn arm for round ``t``: largest fairness deficit if it exceeds alpha, else UCB1."""
-    n_arms = state.shape[1]
-    if t <= n_arms:
-        return t - 1
-    scores = state[SCRATCH]
+@njit(cache=True, inline="always")
+def flearn_choose(t, count, mean, inv_sqrt_n, tau, alpha, scores, stream, radius_scale):
+    """Flearn arm: the largest deficit tau_k (t-1) - N_k if it exceeds alpha, else the UCB1 arm."""
     best = -math.inf
-    count = 0
-    choice = 0
-    for k in range(n_arms):
-        deficit = params[0, k] * (t - 1) - state[COUNT, k]
+    ties = 0
+    arm = 0
+    for k in range(count.shape[0]):
+        deficit = tau[k] * (t - 1) - count[k]
         scores[k] = deficit
         if deficit > best:
             best = deficit
-            count = 1
-            choice = k
+            ties = 1
+            arm = k
         elif deficit == best:
-            count += 1
-    if best > params[1, 0]:  # some deficit exceeds alpha: serve the largest
-        if count == 1:
-            return choice
-        return _tie_pick(scores, best, count, stream)
-    return ucb_argmax_core(state, stream, radius_scale)
+            ties += 1
+    if not best > alpha:  # no deficit exceeds alpha
+        return ucb_choose(mean, inv_sqrt_n, scores, stream, radius_scale)
+    if ties == 1:
+        return arm
+    return _tie_pick(scores, best, ties, stream)
 
 
-@njit(cache=True)
-def lfg_select_core(t, state, params, stream, radius_scale):
-    """LFG arm for round ``t``: argmax Q_k + eta0 * min(UCB_k, rcap) with the start-of-round queue."""
-    n_arms = state.shape[1]
-    if t <= n_arms:
-        return t - 1
-    eta0 = params[1, 0]
-    rcap = params[2, 0]
-    scores = state[SCRATCH]
+@njit(cache=True, inline="always")
+def lfg_choose(mean, inv_sqrt_n, queue, eta0, rcap, scores, stream, radius_scale):
+    """LFG arm: argmax Q_k + eta0 min(m_k + sqrt(2 ln t) / sqrt(N_k), rcap), start-of-round queues."""
     best = -math.inf
-    count = 0
-    choice = 0
-    for k in range(n_arms):
-        ucb = state[MEAN, k] + radius_scale * state[INV_SQRT_N, k]
+    ties = 0
+    arm = 0
+    for k in range(mean.shape[0]):
+        ucb = mean[k] + radius_scale * inv_sqrt_n[k]
         if ucb > rcap:
             ucb = rcap
-        score = state[QUEUE, k] + eta0 * ucb
+        score = queue[k] + eta0 * ucb
         scores[k] = score
         if score > best:
             best = score
-            count = 1
-            choice = k
+            ties = 1
+            arm = k
         elif score == best:
-            count += 1
-    if count == 1:
-        return choice
-    return _tie_pick(scores, best, count, stream)
+            ties += 1
+    if ties == 1:
+        return arm
+    return _tie_pick(scores, best, ties, stream)
 
 
-@njit(cache=True)
-def _radius_scale(t):
-    return math.sqrt(2.0 * math.log(t)) if t > 1 else 0.0
+@njit(cache=True, inline="always")
+def record_pull(count, total, mean, inv_sqrt_n, arm, reward, inv_sqrt_count):
+    """Pull count, reward sum and the cached mean and 1/sqrt(N) (``inv_sqrt_count``, the caller's
+    table value of 1/sqrt(N_k + 1)) of the pulled arm."""
+    n = count[arm] + 1.0
+    count[arm] = n
+    s = total[arm] + reward
+    total[arm] = s
+    mean[arm] = s / n
+    inv_sqrt_n[arm] = inv_sqrt_count
 
 
-@njit(cache=True)
-def _ht_ucb_select(t, state, params, stream):
-    return ht_ucb_select_core(t, state, params, stream, _radius_scale(t))
-
-
-@njit(cache=True)
-def _flearn_select(t, state, params, stream):
-    return flearn_select_core(t, state, params, stream, _radius_scale(t))
-
-
-@njit(cache=True)
-def _lfg_select(t, state, params, stream):
-    return lfg_select_core(t, state, params, stream, _radius_scale(t))
-
-
-@njit(cache=True)
-def record_pull(state, arm, reward):
-    """Pull count, reward sum and the cached mean and 1/sqrt(N) of the pulled arm."""
-    n = state[COUNT, arm] + 1.0
-    state[COUNT, arm] = n
-    state[SUM, arm] += reward
-    state[MEAN, arm] = state[SUM, arm] / n
-    state[INV_SQRT_N, arm] = 1.0 / math.sqrt(n)
-
-
-@njit(cache=True)
-def update_queues(state, params, arm):
+@njit(cache=True, inline="always")
+def update_queues(queue, tau, arm):
     """LFG virtual queues: Q_k <- max(Q_k + tau_k - 1{k = arm}, 0) for every arm."""
-    for k in range(state.shape[1]):
-        q = state[QUEUE, k] + params[0, k] - (1.0 if k == arm else 0.0)
-        state[QUEUE, k] = q if q > 0.0 else 0.0
-
-
-@njit(cache=True)
-def _statistics_update(t, state, params, arm, obs):
-    record_pull(state, arm, obs[0])
-
-
-@njit(cache=True)
-def _lfg_update(t, state, params, arm, obs):
-    record_pull(state, arm, obs[0])
-    update_queues(state, params, arm)
-
-
-HT_UCB = PolicyKernel("ht_ucb", _ht_ucb_select, _statistics_update, state_rows=STATE_ROWS)
-FLEARN = PolicyKernel("flearn", _flearn_select, _statistics_update, state_rows=STATE_ROWS)
-LFG = PolicyKernel("lfg", _lfg_select, _lfg_update, state_rows=STATE_ROWS)
-KERNELS = {"ht_ucb": HT_UCB, "lfg": LFG, "flearn": FLEARN}
+    for k in range(queue.shape[0]):
+        q = queue[k] + tau[k] - (1.0 if k == arm else 0.0)
+        queue[k] = q if q > 0.0 else 0.0
 
 
 def _fairness(tau, n_arms: int | None = None) -> np.ndarray:

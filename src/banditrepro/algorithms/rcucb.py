@@ -9,8 +9,11 @@ is :mod:`banditrepro.experiments.censored_resources.simulation`):
   round: the kernel itself decides which parts of (reward, consumption) it may use; a pull is
   censored when ``consumption > taus[j]``.
 
-``state`` is float64 ``(4, n_arms, m)``, zero at the start of a replication; ``taus`` is the
-increasing grid, ``lam`` the penalty lambda(tau) on it.
+``state`` is float64 ``(rows, n_arms, m)``, zero at the start of a replication (rows 0-3 as below,
+then the fast kernels' derived rows); ``taus`` is the increasing grid, ``lam`` the penalty lambda(tau)
+on it. The simulation loop runs ``rcucb_select_fast`` / ``rcucb_update_fast``; the printed form of
+the select, every index recomputed each round, is the test oracle
+``tests/oracles/censored_reference.py``.
 
 RCUCB state rows: 0 N[i, j] (pulls of i with tau_s >= tau_j), 1 G[i, j] (sum of
 (R - c(C)) 1{C <= tau_j} over those pulls), 2 S[i, j] (pulls of i with C > tau_j), 3 N0[i] (all
@@ -38,33 +41,6 @@ from .. import rng
 
 STATE_ROWS = 4
 _N, _G, _S, _N0 = 0, 1, 2, 3
-
-
-@njit(cache=True)
-def rcucb_select(t, state, taus, lam, params, scores, stream):
-    n_arms = state.shape[1]
-    m = state.shape[2]
-    if t <= n_arms:  # initialisation: every arm once with the largest limit
-        return (t - 1) * m + (m - 1)
-    alpha = params[0]
-    unit_bonus = params[1] != 0.0
-    observable = params[2] != 0.0
-    explore = 2.0 * alpha * math.log(t)
-    for i in range(n_arms):
-        n0 = state[_N0, i, 0]
-        for j in range(m):
-            n_ij = state[_N, i, j]
-            gain = state[_G, i, j] / n_ij
-            if observable:
-                penalty = lam[j] * state[_S, i, j] / n_ij
-                pen_conf = math.sqrt(explore / n_ij)
-            else:
-                penalty = lam[j] * state[_S, i, j] / n0
-                pen_conf = math.sqrt(explore / n0)
-            if not unit_bonus:
-                pen_conf *= lam[j]
-            scores[i * m + j] = gain - penalty + math.sqrt(explore / n_ij) + pen_conf
-    return rng.stream_argmax_random_ties(stream, scores)
 
 
 @njit(cache=True, inline="always")
@@ -99,10 +75,11 @@ def rcucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption
 # after its update. Per pair: the same bound with this round's r. Each round ``select`` scans the
 # arms in order, skips an arm whose bound is below the running maximum of the scan, checks the pairs
 # of the others by their own bounds and evaluates the printed expression, with the same
-# floating-point operations as :func:`rcucb_select`, only for pairs whose bound reaches the running
-# maximum. A pair below the running maximum can neither become the maximum nor tie with it, so the
-# choice and the tie-breaking draws are exactly those of :func:`rcucb_select`
-# (tests/censored_resources/test_fast_kernels.py checks choices, scores and stream positions).
+# floating-point operations as the printed select (the oracle ``censored_reference.rcucb_select``),
+# only for pairs whose bound reaches the running maximum. A pair below the running maximum can
+# neither become the maximum nor tie with it, so the choice and the tie-breaking draws are exactly
+# those of the printed select (tests/censored_resources/test_fast_kernels.py checks choices, scores
+# and stream positions).
 # Profiling showed that most arms' indices stay just below the maximum (that is how UCB-type rules
 # share pulls), so the windows are narrow: r_k exceeds r by < 1/(2 WINDOWS_PER_LOG_UNIT ln t) relative.
 
@@ -170,7 +147,8 @@ def rcucb_update_fast(t, state, taus, lam, params, arm, j_played, reward, consum
 
 @njit(cache=True, error_model="numpy", inline="always")
 def rcucb_select_fast(t, state, taus, lam, params, scores, stream):
-    """:func:`rcucb_select` on a state kept by :func:`rcucb_update_fast` (same choice, same draws)."""
+    """RCUCB's arm: the printed select (the oracle's ``rcucb_select``) on a state kept by
+    :func:`rcucb_update_fast` (same choice, same draws)."""
     n_arms = state.shape[1]
     m = state.shape[2]
     if t <= n_arms:
@@ -209,7 +187,7 @@ def rcucb_select_fast(t, state, taus, lam, params, scores, stream):
                 pen_conf = math.sqrt(explore / n_ij)
             else:
                 if arm_conf < 0.0:
-                    arm_conf = math.sqrt(explore / state[_N0, i, 0])  # exactly the per-pair value of rcucb_select
+                    arm_conf = math.sqrt(explore / state[_N0, i, 0])  # exactly the printed per-pair value
                 pen_conf = arm_conf
             if not unit_bonus:
                 pen_conf *= lam[j]

@@ -37,8 +37,8 @@ METRICS = ("regret", "censored", "reward", "gain", "optimal")
 
 
 # The fast kernels keep derived per-pair terms in extra state rows; their choices and random draws
-# are those of the reference kernels (rcucb_select, ucb_select, ts_select), which the unit tests
-# check by hand and tests/censored_resources/test_fast_kernels.py compares with the fast ones.
+# are those of the printed kernels (the test oracle tests/oracles/censored_reference.py), which the
+# unit tests check by hand and tests/censored_resources/test_fast_kernels.py compares with the fast ones.
 STATE_ROWS = max(rcucb.FAST_STATE_ROWS, cb.UCB_FAST_STATE_ROWS, cb.TS_FAST_STATE_ROWS)
 
 

@@ -4,4 +4,4 @@ Registers the batch simulations of Settings 1-5 (hard-threshold UCB, LFG, Flearn
 panels of Figures 2-5 and the claim checks C1.1-C5.2. Spec: shared/specs/penalized_fairness.md.
 """
 
-from . import checks, plots, simulation, theory  # noqa: F401
+from . import builders, checks, plots, theory  # noqa: F401

@@ -21,7 +21,7 @@ from ...report.checks import (
     fmt,
     verdict_from,
 )
-from .simulation import ETA_UNITS, cases_from
+from .builders import ETA_UNITS, cases_from
 from .theory import arm_classes, fixed_instance, theorem_42_upper_bounds
 
 

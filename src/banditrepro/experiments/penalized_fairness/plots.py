@@ -1,6 +1,6 @@
 """Panel plotters for Figures 2-5 (non-time x-axes). They read only the figure's summary.csv.
 
-Eta sweeps store eta in the summary's ``t`` column in units of 1/1000 (see ``simulation``).
+Eta sweeps store eta in the summary's ``t`` column in units of 1/1000 (see ``builders``).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...registry import panel_plotter
-from .simulation import ETA_UNITS
+from .builders import ETA_UNITS
 from .theory import arm_classes, fixed_instance
 
 ARM_COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#7F7F7F",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .simulation import fairness_vector
+from .builders import fairness_vector
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Simulation builders for the penalized-fairness paper (spec ``penalized_fairness`` §3).
 
-Every experiment is a batch of rows run by :func:`banditrepro.experiments.penalized_fairness.batch.run_batch`:
+Every experiment is a batch of rows run by :func:`banditrepro.experiments.penalized_fairness.loops.run_batch`:
 a row is one (replication, case, x-value), where the x-value is a horizon T (Setting 1) or a scale
 parameter eta (Settings 2, 3, 5), and a case is a (tau, reward law) combination that shares the
 replication's random instance mu^(r) (spec: common random instances across tau, T, law, eta and
@@ -24,13 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
-from ... import portable
+from ... import portable, rng
 from ...algorithms import fairness as fair
 from ...engine import SimulationOutput
 from ...environments.movielens import movielens_arms
 from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
-from . import batch as fs
+from . import loops
 
 ETA_UNITS = 1000  # summary t = round(ETA_UNITS * eta) for eta sweeps
 
@@ -177,7 +178,7 @@ class Instances:
     def means(self, noise_keys: np.ndarray) -> np.ndarray:
         """(R, K); random instances come from each replication's key on the TAG_AUX stream."""
         if self.kind == "random_uniform":
-            return fs.uniform_means(noise_keys, self.n_arms)
+            return uniform_means(noise_keys, self.n_arms)
         return np.repeat(self.fixed[None, :], len(noise_keys), axis=0)
 
     def env(self, distribution: str, means: np.ndarray) -> tuple[str, np.ndarray]:
@@ -186,7 +187,7 @@ class Instances:
                 raise ValueError("MovieLens arms use distribution 'empirical'")
             _, env_params = self.movies.env()
             return "categorical", np.repeat(env_params[None], means.shape[0], axis=0)
-        return fs.reward_params(distribution, means, self.sd() if distribution == "gaussian" else None)
+        return reward_params(distribution, means, self.sd() if distribution == "gaussian" else None)
 
 
 # Tuning rules (spec §2.4): numbers, or names evaluated per row.
@@ -221,6 +222,49 @@ def policy_params(algo: dict, *, eta: float, horizon: int, tau: np.ndarray, mean
 def _depends_on_eta(algo: dict) -> bool:
     algo = complete_entry(algo, ALGORITHM_PARAMS)
     return any(isinstance(algo[k], str) and "eta" in algo[k] for k in ("penalty", "alpha", "eta0"))
+
+
+# --- instances and reward laws -----------------------------------------------------------------
+
+
+@njit(cache=True)
+def _uniform_means(keys, n_arms, out):
+    for r in range(keys.shape[0]):
+        for k in range(n_arms):
+            idx = 0
+            u = 1.0
+            while u == 1.0:  # 1 - u lies in [0, 1); reject exactly 0 (Beta/Bernoulli need (0, 1))
+                u = rng.uniform(keys[r], rng.TAG_AUX, k, idx)
+                idx += 1
+            out[r, k] = 1.0 - u
+
+
+def uniform_means(instance_keys, n_arms: int) -> np.ndarray:
+    """Random instances mu^(r) ~ U(0, 1)^K, one row per key (TAG_AUX stream of the key)."""
+    keys = np.ascontiguousarray(instance_keys, dtype=np.uint64)
+    out = np.empty((keys.size, n_arms))
+    _uniform_means(keys, n_arms, out)
+    return out
+
+
+def reward_params(distribution: str, means: np.ndarray, noise_sd: float | None = None) -> tuple[str, np.ndarray]:
+    """(env kind, env_params (E, rows, K)) for per-instance means (E, K).
+
+    gaussian: N(mu_k, noise_sd^2); beta: Beta(mu_k, 1 - mu_k) (Johnk's sampler, exact and faster than
+    the generic two-gamma one for a + b = 1); bernoulli: Bernoulli(mu_k).
+    """
+    means = np.atleast_2d(np.asarray(means, dtype=np.float64))
+    if distribution == "gaussian":
+        if noise_sd is None or noise_sd < 0:
+            raise ValueError("gaussian rewards need a noise_sd >= 0")
+        return "gaussian", np.stack([means, np.full_like(means, noise_sd)], axis=1)
+    if np.any((means <= 0) | (means >= 1)):
+        raise ValueError(f"{distribution} rewards need means in (0, 1)")
+    if distribution == "beta":
+        return "beta_johnk", np.stack([means, 1.0 - means], axis=1)
+    if distribution == "bernoulli":
+        return "bernoulli", means[:, None, :].copy()
+    raise ValueError(f"unknown reward distribution {distribution!r}")
 
 
 # --- the sweep simulation ---------------------------------------------------------------------
@@ -262,7 +306,7 @@ class FairnessSweep:
             chk = np.unique(horizons)
             reps = np.tile(np.arange(n_reps), n_run)
             subs = ci * n_run + np.repeat(np.arange(n_run), n_reps)  # independent tie-breaking coins per row
-            pulls = fs.run_batch(self.algo["policy"], env_kind, np.stack(rows_p), env_params, reps,
+            pulls = loops.run_batch(self.algo["policy"], env_kind, np.stack(rows_p), env_params, reps,
                                  noise_keys[reps], policy_keys[reps], subs.astype(np.uint64), horizons, chk)
             own = pulls[np.arange(horizons.size), np.searchsorted(chk, horizons)]  # N_k at the row's horizon
             blocks.append(own.reshape(n_run, n_reps, k).transpose(1, 0, 2))  # (R, x, K)
@@ -326,7 +370,7 @@ class FixedInstanceRun:
         noise_keys = np.asarray(noise_keys, dtype=np.uint64)
         n_reps = noise_keys.size
         checkpoints = np.asarray(checkpoints, dtype=np.int64)
-        pulls = fs.run_batch(self.algorithm, self.env_kind, np.repeat(self.params[None], n_reps, axis=0),
+        pulls = loops.run_batch(self.algorithm, self.env_kind, np.repeat(self.params[None], n_reps, axis=0),
                              self.env_params, np.zeros(n_reps, dtype=np.int64), noise_keys,
                              np.asarray(policy_keys, dtype=np.uint64), np.zeros(n_reps, dtype=np.uint64),
                              int(checkpoints[-1]), checkpoints)
@@ -345,5 +389,5 @@ def build_fixed_instance(experiment, algorithm: str) -> FixedInstanceRun:
     algo = experiment.algorithms[algorithm]
     pol = policy_params(algo, eta=float("nan"), horizon=experiment.horizon, tau=tau, means=means)
     sd = 1.0 / k if params["noise_sd"] == "1/K" else float(params["noise_sd"])
-    env_kind, env_params = fs.reward_params(params["distribution"], means[None, :], sd)
+    env_kind, env_params = reward_params(params["distribution"], means[None, :], sd)
     return FixedInstanceRun(algo["policy"], pol, env_kind, env_params, means.max() - means)

@@ -1,7 +1,7 @@
-"""Compiled batch runner for the penalized-fairness policies: many independent *rows* in one call.
+"""Compiled batch loop of the penalized-fairness policies: many independent *rows* in one call.
 
 Only this paper runs it, so it lives in the paper's package (the rule is in :mod:`banditrepro.engine`);
-the policies' decision kernels stay in :mod:`banditrepro.algorithms.fairness`.
+the policies themselves are :mod:`banditrepro.algorithms.fairness`, which the loop calls on every step.
 
 A row is one (replication, parameter value) pair: its own policy parameters (e.g. A_k = eta for
 one eta of a sweep), its own horizon (Setting 1 runs each T separately because LFG's eta0 depends
@@ -125,11 +125,11 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
     eta, T or case) read it from a table filled on first use instead of drawing it again: the same
     numbers, drawn once per replication instead of once per row.
 
-    The policies' selection and update steps (``banditrepro.algorithms.fairness``: HT-UCB,
-    Flearn, LFG, ``record_pull``, ``update_queues``) are written out here, operation for operation,
-    on one-dimensional state arrays: a call per step into a compiled function that receives arrays
-    costs numba's reference counting on every step. ``tests/penalized_fairness`` checks them
-    against the engine-protocol kernels.
+    Every step is a selector of :mod:`banditrepro.algorithms.fairness` (``ht_ucb_choose``,
+    ``lfg_choose``, ``flearn_choose``; rounds 1..K pull arm t), a reward from the table, and
+    ``record_pull`` (and LFG's ``update_queues``), all inlined into this loop.
+    ``tests/penalized_fairness`` compares the pull counts with the engine running the oracle kernels
+    of ``tests/oracles/fairness_reference.py``.
     """
     n_rows = pol_params.shape[0]
     n_arms = pol_params.shape[2]
@@ -140,22 +140,20 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
     radius = np.zeros(t_max + 1)  # sqrt(2 ln t), tabulated once for all rows
     for t in range(2, t_max + 1):
         radius[t] = math.sqrt(2.0 * math.log(t))
-    inv_sqrt = np.zeros(t_max + 1)  # 1 / sqrt(N) as record_pull computes it (N a float)
+    inv_sqrt = np.zeros(t_max + 1)  # 1 / sqrt(N) for N = 1..t_max (N a float)
     for n in range(1, t_max + 1):
         inv_sqrt[n] = 1.0 / math.sqrt(float(n))
     rewards = np.empty((n_arms, t_max))  # rewards[k, i]: reward of pull i of arm k (this replication)
     filled = np.zeros(n_arms, dtype=np.int64)  # pulls of each arm in the table
     fill_state = np.zeros(n_arms)
     obs = np.zeros(1)
-    count = np.zeros(n_arms)  # fairness.COUNT, SUM, MEAN, INV_SQRT_N, QUEUE, SCRATCH
+    count = np.zeros(n_arms)  # a policy's state (banditrepro.algorithms.fairness)
     total = np.zeros(n_arms)
     mean = np.zeros(n_arms)
     isq = np.zeros(n_arms)
     queue = np.zeros(n_arms)
     scores = np.zeros(n_arms)
     stream = np.zeros(4, dtype=np.uint64)
-    is_ht = algorithm == fair.HT_UCB_ID
-    is_lfg = algorithm == fair.LFG_ID
     prev = -1
     for i in range(n_rows):
         b = order[i]
@@ -180,86 +178,26 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
         params = pol_params[b]
         tau = params[0]
         second = params[1]  # HT-UCB: A_k; Flearn: alpha; LFG: eta0
-        alpha = second[0]
-        eta0 = second[0]
+        scale = second[0]  # Flearn: alpha; LFG: eta0 (one value per row)
         rcap = params[2, 0]
         horizon = horizons[b]
         c = 0
         for t in range(1, horizon + 1):
-            # --- select (fairness.ht_ucb_select_core / lfg_select_core / flearn_select_core)
             if t <= n_arms:
                 arm = t - 1
+            elif algorithm == fair.HT_UCB_ID:
+                arm = fair.ht_ucb_choose(t, count, mean, isq, tau, second, scores, stream, radius[t])
+            elif algorithm == fair.LFG_ID:
+                arm = fair.lfg_choose(mean, isq, queue, scale, rcap, scores, stream, radius[t])
             else:
-                radius_scale = radius[t]
-                best = -math.inf
-                ties = 0
-                arm = 0
-                if is_ht:
-                    for k in range(n_arms):
-                        index = mean[k] + radius_scale * isq[k]
-                        if count[k] < tau[k] * t:  # hard threshold: arm below its fair share tau_k * t
-                            index += second[k]
-                        scores[k] = index
-                        if index > best:
-                            best = index
-                            ties = 1
-                            arm = k
-                        elif index == best:
-                            ties += 1
-                elif is_lfg:
-                    for k in range(n_arms):
-                        ucb = mean[k] + radius_scale * isq[k]
-                        if ucb > rcap:
-                            ucb = rcap
-                        score = queue[k] + eta0 * ucb
-                        scores[k] = score
-                        if score > best:
-                            best = score
-                            ties = 1
-                            arm = k
-                        elif score == best:
-                            ties += 1
-                else:
-                    for k in range(n_arms):
-                        deficit = tau[k] * (t - 1) - count[k]
-                        scores[k] = deficit
-                        if deficit > best:
-                            best = deficit
-                            ties = 1
-                            arm = k
-                        elif deficit == best:
-                            ties += 1
-                    if not best > alpha:  # no deficit exceeds alpha: the UCB1 arm (ucb_argmax_core)
-                        best = -math.inf
-                        ties = 0
-                        arm = 0
-                        for k in range(n_arms):
-                            index = mean[k] + radius_scale * isq[k]
-                            scores[k] = index
-                            if index > best:
-                                best = index
-                                ties = 1
-                                arm = k
-                            elif index == best:
-                                ties += 1
-                if ties != 1:  # exact ties: uniformly random among them (fairness._tie_pick)
-                    arm = fair._tie_pick(scores, best, ties, stream)
-            # --- reward: pull `pull` of `arm`, from the replication's table
-            pull = int(count[arm])
+                arm = fair.flearn_choose(t, count, mean, isq, tau, scale, scores, stream, radius[t])
+            pull = int(count[arm])  # reward: pull `pull` of `arm`, from the replication's table
             if pull == filled[arm]:
                 _draw_reward(env_kind, env, fill_state, noise_key, arm, pull, obs, rewards)
                 filled[arm] = pull + 1
-            # --- update (fairness.record_pull, then fairness.update_queues for LFG)
-            n = count[arm] + 1.0
-            count[arm] = n
-            s = total[arm] + rewards[arm, pull]
-            total[arm] = s
-            mean[arm] = s / n
-            isq[arm] = inv_sqrt[pull + 1]
-            if is_lfg:
-                for k in range(n_arms):
-                    q = queue[k] + tau[k] - (1.0 if k == arm else 0.0)
-                    queue[k] = q if q > 0.0 else 0.0
+            fair.record_pull(count, total, mean, isq, arm, rewards[arm, pull], inv_sqrt[pull + 1])
+            if algorithm == fair.LFG_ID:
+                fair.update_queues(queue, tau, arm)
             while c < n_chk and checkpoints[c] == t:
                 for k in range(n_arms):
                     pulls_out[b, c, k] = int(count[k])
@@ -302,43 +240,3 @@ def run_batch(algorithm: str, env_kind: str, pol_params, env_params, env_rows, n
              _column(policy_keys, n_rows, np.uint64), _column(policy_subs, n_rows, np.uint64),
              horizons, checkpoints, order, pulls)
     return pulls
-
-
-@njit(cache=True)
-def _uniform_means(keys, n_arms, out):
-    for r in range(keys.shape[0]):
-        for k in range(n_arms):
-            idx = 0
-            u = 1.0
-            while u == 1.0:  # 1 - u lies in [0, 1); reject exactly 0 (Beta/Bernoulli need (0, 1))
-                u = rng.uniform(keys[r], rng.TAG_AUX, k, idx)
-                idx += 1
-            out[r, k] = 1.0 - u
-
-
-def uniform_means(instance_keys, n_arms: int) -> np.ndarray:
-    """Random instances mu^(r) ~ U(0, 1)^K, one row per key (TAG_AUX stream of the key)."""
-    keys = np.ascontiguousarray(instance_keys, dtype=np.uint64)
-    out = np.empty((keys.size, n_arms))
-    _uniform_means(keys, n_arms, out)
-    return out
-
-
-def reward_params(distribution: str, means: np.ndarray, noise_sd: float | None = None) -> tuple[str, np.ndarray]:
-    """(env kind, env_params (E, rows, K)) for per-instance means (E, K).
-
-    gaussian: N(mu_k, noise_sd^2); beta: Beta(mu_k, 1 - mu_k) (Johnk's sampler, exact and faster than
-    the generic two-gamma one for a + b = 1); bernoulli: Bernoulli(mu_k).
-    """
-    means = np.atleast_2d(np.asarray(means, dtype=np.float64))
-    if distribution == "gaussian":
-        if noise_sd is None or noise_sd < 0:
-            raise ValueError("gaussian rewards need a noise_sd >= 0")
-        return "gaussian", np.stack([means, np.full_like(means, noise_sd)], axis=1)
-    if np.any((means <= 0) | (means >= 1)):
-        raise ValueError(f"{distribution} rewards need means in (0, 1)")
-    if distribution == "beta":
-        return "beta_johnk", np.stack([means, 1.0 - means], axis=1)
-    if distribution == "bernoulli":
-        return "bernoulli", means[:, None, :].copy()
-    raise ValueError(f"unknown reward distribution {distribution!r}")
