@@ -8,6 +8,7 @@ from numba import njit
 from scipy import stats
 
 from banditrepro import rng
+from banditrepro.algorithms import beta_sampler
 
 
 @pytest.mark.parametrize(
@@ -186,7 +187,7 @@ def test_ziggurat_tables_close_at_the_top_with_equal_layer_areas():
     """r = 4.0388... makes the 1024 layers' recursion end with a top layer of the common area v."""
     import math
 
-    x, f = rng.ZIG_X, rng.ZIG_F
+    x, f = beta_sampler.ZIG_X, beta_sampler.ZIG_F
     r = x[1]
     v = r * math.exp(-0.5 * r * r) + math.sqrt(math.pi / 2) * math.erfc(r / math.sqrt(2))
     assert len(x) == 1025 and x[1024] == 0.0 and np.all(np.diff(x) < 0)
@@ -204,21 +205,21 @@ def test_gamma_squeezes_lie_below_the_exact_acceptance_probability():
         z = np.concatenate([np.linspace(-1.0 / c, 0.0, 20001)[1:], np.linspace(0.0, 40.0, 20001)])
         e = c * z
         accept = np.exp(d * _phi(e))
-        assert np.all(1.0 - rng.MT_SQUEEZE * z**4 <= accept + 1e-13)
+        assert np.all(1.0 - beta_sampler.MT_SQUEEZE * z**4 <= accept + 1e-13)
         tight = e >= -0.5
-        k = rng.squeeze_coefficient(d)
+        k = beta_sampler.squeeze_coefficient(d)
         assert np.all(1.0 - k * z[tight] ** 4 <= accept[tight] + 1e-13)
     # the constant behind 0.016: sup of -phi(e) / (81 e^4) over [-1/2, oo) is phi's value at -1/2
     e = np.concatenate([np.linspace(-0.5, -1e-3, 5000), np.linspace(1e-3, 100.0, 5000)])
     ratio = -_phi(e) / (81.0 * e**4)
-    assert ratio.max() == pytest.approx(0.015692, abs=1e-6) and ratio.max() < rng.SQUEEZE_KAPPA
+    assert ratio.max() == pytest.approx(0.015692, abs=1e-6) and ratio.max() < beta_sampler.SQUEEZE_KAPPA
 
 
 @njit
 def _normals_lane(key, n):
     out = np.empty(n)
     for i in range(n):
-        out[i] = rng.normal_lane(key, rng.TAG_POLICY, 7, np.uint64(i) * np.uint64(rng.BETA_GE1_WORDS), i % 2)
+        out[i] = beta_sampler.normal_lane(key, rng.TAG_POLICY, 7, np.uint64(i) * np.uint64(beta_sampler.BETA_GE1_WORDS), i % 2)
     return out
 
 
@@ -231,8 +232,8 @@ def test_ziggurat_normal_matches_the_normal_law_in_body_and_tail():
     expected = np.diff(stats.norm.cdf(edges)) * z.size
     keep = expected > 20
     assert stats.chisquare(counts[keep], expected[keep] * counts[keep].sum() / expected[keep].sum()).pvalue > 1e-3
-    tail = np.sum(np.abs(z) > rng.ZIG_X[1])
-    p_tail = 2 * stats.norm.sf(rng.ZIG_X[1])
+    tail = np.sum(np.abs(z) > beta_sampler.ZIG_X[1])
+    p_tail = 2 * stats.norm.sf(beta_sampler.ZIG_X[1])
     assert abs(tail - z.size * p_tail) < 5 * np.sqrt(z.size * p_tail)
     assert np.mean(z > 0) == pytest.approx(0.5, abs=5 * 0.5 / np.sqrt(z.size))
 
@@ -241,7 +242,7 @@ def test_ziggurat_normal_matches_the_normal_law_in_body_and_tail():
 def _betas(a, b, key, n):
     out = np.empty(n)
     for i in range(n):
-        out[i] = rng.beta_ab(a, b, key, rng.TAG_POLICY, 3, i)
+        out[i] = beta_sampler.beta_ab(a, b, key, rng.TAG_POLICY, 3, i)
     return out
 
 
@@ -254,23 +255,23 @@ def test_beta_ab_follows_the_beta_law(a, b):
 
 @njit
 def _first_attempts_and_reference(da, ca, ka, db, cb, kb, key, first, n):
-    table = np.full((rng.FIRST_ATTEMPT_ROWS + 1, n), np.nan)  # row 0 unused: the table's rows start at row0 = 1
+    table = np.full((beta_sampler.FIRST_ATTEMPT_ROWS + 1, n), np.nan)  # row 0 unused: the table's rows start at row0 = 1
     for p in range(n):
-        table[1 + rng.FA_DA, p], table[1 + rng.FA_CA, p], table[1 + rng.FA_KA, p] = da[p], ca[p], ka[p]
-        table[1 + rng.FA_DB, p], table[1 + rng.FA_CB, p], table[1 + rng.FA_KB, p] = db[p], cb[p], kb[p]
+        table[1 + beta_sampler.FA_DA, p], table[1 + beta_sampler.FA_CA, p], table[1 + beta_sampler.FA_KA, p] = da[p], ca[p], ka[p]
+        table[1 + beta_sampler.FA_DB, p], table[1 + beta_sampler.FA_CB, p], table[1 + beta_sampler.FA_KB, p] = db[p], cb[p], kb[p]
     out = np.empty(n)
-    rng.beta_ge1_first_attempts(table, 1, key, rng.TAG_POLICY, 9, first, out)
+    beta_sampler.beta_ge1_first_attempts(table, 1, key, rng.TAG_POLICY, 9, first, out)
     lanes = np.empty((2, n))
     ref = np.empty(n)
     finished = np.empty(n)
     for p in range(n):
-        lanes[0, p], lanes[1, p] = table[1 + rng.FA_X, p], table[1 + rng.FA_Y, p]
-        ref[p] = rng.beta_ge1(da[p], ca[p], ka[p], db[p], cb[p], kb[p], key, rng.TAG_POLICY, 9, first + np.uint64(p))
-        word_a, word_b = rng.first_attempt_words(table, 1, p)
-        finished[p] = rng.beta_ge1_finish_words(da[p], ca[p], ka[p], db[p], cb[p], kb[p], lanes[0, p], lanes[1, p],
+        lanes[0, p], lanes[1, p] = table[1 + beta_sampler.FA_X, p], table[1 + beta_sampler.FA_Y, p]
+        ref[p] = beta_sampler.beta_ge1(da[p], ca[p], ka[p], db[p], cb[p], kb[p], key, rng.TAG_POLICY, 9, first + np.uint64(p))
+        word_a, word_b = beta_sampler.first_attempt_words(table, 1, p)
+        finished[p] = beta_sampler.beta_ge1_finish_words(da[p], ca[p], ka[p], db[p], cb[p], kb[p], lanes[0, p], lanes[1, p],
                                                 word_a, word_b, key, rng.TAG_POLICY, 9, first + np.uint64(p))
         # the form that recomputes the block agrees
-        if rng.beta_ge1_finish(da[p], ca[p], ka[p], db[p], cb[p], kb[p], lanes[0, p], lanes[1, p], key,
+        if beta_sampler.beta_ge1_finish(da[p], ca[p], ka[p], db[p], cb[p], kb[p], lanes[0, p], lanes[1, p], key,
                                rng.TAG_POLICY, 9, first + np.uint64(p)) != finished[p]:
             finished[p] = np.nan
     return out, ref, lanes, finished
@@ -278,7 +279,7 @@ def _first_attempts_and_reference(da, ca, ka, db, cb, kb, key, first, n):
 
 def _constants(shapes):
     d = np.asarray(shapes, dtype=np.float64) - 1.0 / 3.0
-    return d, 1.0 / np.sqrt(9.0 * d), np.array([rng.squeeze_coefficient(x) for x in d])
+    return d, 1.0 / np.sqrt(9.0 * d), np.array([beta_sampler.squeeze_coefficient(x) for x in d])
 
 
 @settings(max_examples=30, deadline=None)
@@ -302,7 +303,7 @@ def test_first_attempts_give_beta_ge1_bit_for_bit_or_leave_the_draw_open(shapes,
     # finishing only the open lanes (from the words the first attempt read, or recomputing them) gives
     # beta_ge1's value for every draw
     assert np.array_equal(finished, ref)
-    assert rng.beta_ab(float(a[0]), float(b[0]), np.uint64(key), rng.TAG_POLICY, 9, np.uint64(first)) == ref[0]
+    assert beta_sampler.beta_ab(float(a[0]), float(b[0]), np.uint64(key), rng.TAG_POLICY, 9, np.uint64(first)) == ref[0]
 
 
 def test_first_attempts_settle_almost_every_draw():

@@ -3,7 +3,7 @@
 LLVM's tuning for the Intel CPUs with AVX-512 ("prefer-256-bit") keeps vectorised loops at 256 bits,
 so that a loop with a few wide instructions does not lower the clock of the whole core on the oldest of
 them (Skylake-SP). This package's hottest vectorised loop, the first attempt of Thompson sampling's
-Beta draws (rng.beta_ge1_first_attempts: a Philox block, two ziggurat lookups and the gammas'
+Beta draws (beta_sampler.beta_ge1_first_attempts: a Philox block, two ziggurat lookups and the gammas'
 arithmetic per pair, no branches), runs 26 % faster at 512 bits on the reference machine (Rocket
 Lake, 2 cores: 6.0 -> 4.5 ns per pair; censored_resources' TS 171 -> 153 CPU-s in its kernel bench,
 docs/papers/censored_resources.md "Cost"). Element-wise floating-point code gives the same bits at any

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from oracles import censored_reference as oracle
 
 from banditrepro import rng
+from banditrepro.algorithms import beta_sampler, rcucb
 from banditrepro.algorithms import censored_baselines as cb
-from banditrepro.algorithms import rcucb
 from banditrepro.environments import censored as ce
 
 KAPPA = 0.1
@@ -102,7 +102,7 @@ def test_fast_kernel_matches_reference_on_random_settings(policy, variant, n_arm
 
 def test_ts_fast_finishes_the_draws_its_first_attempt_leaves_open():
     """Over a long run some draws leave the vectorised first attempt (ziggurat wedges, squeeze misses):
-    ts_select_fast finishes them with rng.beta_ge1_finish (only the
+    ts_select_fast finishes them with beta_sampler.beta_ge1_finish (only the
     gammas left open), and every score equals ts_select's."""
     taus = ce.resource_grid(1.0, 8)
     lam = ce.penalty_values(taus, "piecewise")
@@ -119,7 +119,7 @@ def test_ts_fast_finishes_the_draws_its_first_attempt_leaves_open():
             first = np.empty(n_arms * m)
             sub = stream[2] * np.uint64(2) + np.uint64(1)
             table = state.reshape(state.shape[0], n_arms * m).copy()  # the kernel's own rows stay untouched
-            rng.beta_ge1_first_attempts(table, 2, stream[0], stream[1], sub, stream[3] * np.uint64(n_arms * m), first)
+            beta_sampler.beta_ge1_first_attempts(table, 2, stream[0], stream[1], sub, stream[3] * np.uint64(n_arms * m), first)
             opened += int(np.sum(first < 0))
         ref_state = state[:4].copy()
         ref_scores = np.empty(n_arms * m)

@@ -233,7 +233,7 @@ def test_record_of_a_recompute_keeps_its_quartiles_and_verdicts(merged, tmp_path
 def test_ames_table_sources_sets_the_active_table_beside_the_recorded_recompute(merged, tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from banditrepro.experiments.censored_resources import instances, tables
+    from banditrepro.experiments.censored_resources import builders, tables
     from banditrepro.report import claims as report_claims
     from banditrepro.report.context import ResultsContext
 
@@ -245,7 +245,7 @@ def test_ames_table_sources_sets_the_active_table_beside_the_recorded_recompute(
     forest.export_table(merged, shipped, "test")
     active = tmp_path / "active.csv"
     prov = forest.install_table(shipped, active, "cached")
-    monkeypatch.setattr(instances, "ames_table", lambda exp: (pd.read_csv(active), prov))
+    monkeypatch.setattr(builders, "ames_table", lambda exp: (pd.read_csv(active), prov))
     (tmp_path / "built").mkdir()
     now = _claims_csv(tmp_path / "built" / "fig5.csv", [("T5_ts", "fig5", "s", "0.31", "t", "not_reproduced", "headline"),
                                                         ("T5_new", "fig5", "s", "1.10", "t", "reproduced", "variant")])

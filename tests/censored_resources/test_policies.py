@@ -211,7 +211,7 @@ def test_baseline_scale_is_lambda_of_tau_max_not_of_the_largest_grid_point():
     lambda(0.9) = 9; on linspace grids ending at tau_max both agree (10; F.3: lambda(0.6) = 6)."""
     from pathlib import Path
 
-    from banditrepro.experiments.censored_resources.instances import build_synthetic
+    from banditrepro.experiments.censored_resources.builders import build_synthetic
     from banditrepro.experiments.spec import load_paper
 
     spec = load_paper("censored_resources", "smoke", Path(__file__).resolve().parents[2])

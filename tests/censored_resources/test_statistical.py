@@ -6,7 +6,7 @@ import pytest
 from banditrepro.algorithms import censored_baselines as cb
 from banditrepro.algorithms import rcucb
 from banditrepro.environments import censored as ce
-from banditrepro.experiments.censored_resources.simulation import CensoredSimulation
+from banditrepro.experiments.censored_resources.loops import CensoredSimulation
 
 T = 20000
 REPS = 8

@@ -8,7 +8,7 @@ import pytest
 from banditrepro import rng
 from banditrepro.algorithms import rcucb
 from banditrepro.environments import censored as ce
-from banditrepro.experiments.censored_resources.simulation import simulate_zrcucb
+from banditrepro.experiments.censored_resources.loops import simulate_zrcucb
 
 LAM = np.array([0.1, 10.0, 0.5])  # lambda(x) = x/10 for x <= 0.5, 10 x above
 

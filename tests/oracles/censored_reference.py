@@ -18,8 +18,8 @@ import numpy as np
 from numba import njit
 
 from banditrepro import rng
+from banditrepro.algorithms import beta_sampler, rcucb
 from banditrepro.algorithms import censored_baselines as cb
-from banditrepro.algorithms import rcucb
 
 STATE_ROWS = 4
 
@@ -81,7 +81,7 @@ def ts_select(t, state, taus, lam, params, scores, stream):
     for p in range(n_arms * m):
         i = p // m
         j = p - i * m
-        scores[p] = rng.beta_ab(1.0 + state[0, i, j], 1.0 + state[1, i, j], key, tag, sub, base + np.uint64(p))
+        scores[p] = beta_sampler.beta_ab(1.0 + state[0, i, j], 1.0 + state[1, i, j], key, tag, sub, base + np.uint64(p))
     return rng.stream_argmax_random_ties(stream, scores)
 
 

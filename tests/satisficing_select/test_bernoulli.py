@@ -22,7 +22,7 @@ from banditrepro.environments.continuous import (
     observe,
 )
 from banditrepro.experiments.satisficing_select.builders import build_simulation
-from banditrepro.experiments.satisficing_select.simulations import IndexPolicySimulation, SelectSimulation
+from banditrepro.experiments.satisficing_select.loops import IndexPolicySimulation, SelectSimulation
 from banditrepro.seeding import replication_keys
 
 FIG2_MEANS = [0.6, 0.7, 0.8, 1.0]

@@ -110,7 +110,7 @@ def test_diagnostics_tables_from_select_finals():
     from types import SimpleNamespace
 
     from banditrepro.environments.continuous import finite_gaussian
-    from banditrepro.experiments.satisficing_select.simulations import SelectSimulation
+    from banditrepro.experiments.satisficing_select.loops import SelectSimulation
     from banditrepro.experiments.satisficing_select.tables import select_diagnostics, select_rounds
 
     env = finite_gaussian([1.0], sigma=0.0)  # noise-free: rounds end at 8, 40, 168 then round 4 passes

@@ -12,7 +12,7 @@ from scipy import stats
 
 from banditrepro.algorithms.select import SelectVariant, round_schedule
 from banditrepro.environments.continuous import capped_gaussian_bump, concave_quadratic, finite_gaussian
-from banditrepro.experiments.satisficing_select.simulations import (
+from banditrepro.experiments.satisficing_select.loops import (
     Convex1DSimulation,
     IndexPolicySimulation,
     SelectSimulation,

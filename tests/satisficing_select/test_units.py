@@ -14,7 +14,7 @@ from banditrepro.algorithms.satisficing_ucb import confidence_scale, sat_ucb_cho
 from banditrepro.algorithms.select import SelectVariant, round_schedule, schedule_table
 from banditrepro.algorithms.thompson import gaussian_ts_choose, gaussian_ts_update
 from banditrepro.environments.continuous import capped_gaussian_bump, concave_quadratic, finite_gaussian
-from banditrepro.experiments.satisficing_select.simulations import SelectSimulation
+from banditrepro.experiments.satisficing_select.loops import SelectSimulation
 
 T_GRID = np.arange(500, 5001, 500)
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from banditrepro.experiments.satisficing_ucl.simulation import build
+from banditrepro.experiments.satisficing_ucl.builders import build
 from banditrepro.experiments.spec import ExperimentSpec
 from banditrepro.seeding import replication_keys
 

@@ -7,8 +7,7 @@ import pytest
 from scipy.special import ndtr, ndtri
 
 from banditrepro.algorithms.ucl import UCL, ucl
-from banditrepro.experiments.satisficing_ucl.instance import GaussianInstance
-from banditrepro.experiments.satisficing_ucl.simulation import policy_for
+from banditrepro.experiments.satisficing_ucl.builders import GaussianInstance, policy_for
 from banditrepro.rng import new_stream
 
 

@@ -16,7 +16,7 @@ the params' last entry.
   round-robin over all n*m pairs first, then argmax of (Ybar + L)/(1 + L) + sqrt(alpha ln t/(2T)).
   State rows: 0 T, 1 sum of Y. Params: (alpha, L).
 * Modified Thompson sampling (eq. 32): Beta(1 + S, 1 + F) posterior per pair; round-robin first
-  (applying the update, digest A8), then argmax of one posterior draw per pair (:func:`banditrepro.rng.beta_ab`:
+  (applying the update, digest A8), then argmax of one posterior draw per pair (:func:`banditrepro.algorithms.beta_sampler.beta_ab`:
   exact, one Philox block for most draws). After a pull of
   (I, tau_J), every pair (I, tau_j) with j <= J is updated with its own independent Bernoulli
   trial of success probability clip((Y_j + L)/(1 + L), 0, 1) (the "update all tau <= tau_t" rule;
@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from .. import rng
-from . import rcucb
+from . import beta_sampler, rcucb
 
 STATE_ROWS = 4
 # Thompson draws use a sub-stream of their own so their counters never meet the stream's uniforms.
@@ -66,9 +66,9 @@ def ucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption, 
 # TS: the draws are the cost (one Beta per pair per round). ts_update_fast keeps each pair's gamma
 # constants d = shape - 1/3, c = 1/sqrt(9 d) and squeeze coefficient in rows 2-7, recomputed only
 # when the pair's counts change; ts_select_fast runs every pair's first attempt in
-# rng.beta_ge1_first_attempts (one Philox block each, a vectorised loop) and finishes the few draws it
-# leaves open with rng.beta_ge1_finish_words (only the gamma that is open, the other kept in rows 8-9, from
-# the block's words the first attempt kept in rows 10-13): every score is bit for bit rng.beta_ab's, as in
+# beta_sampler.beta_ge1_first_attempts (one Philox block each, a vectorised loop) and finishes the few draws it
+# leaves open with beta_sampler.beta_ge1_finish_words (only the gamma that is open, the other kept in rows 8-9, from
+# the block's words the first attempt kept in rows 10-13): every score is bit for bit beta_sampler.beta_ab's, as in
 # the printed select (the oracle's ts_select).
 
 UCB_FAST_STATE_ROWS = 6
@@ -135,13 +135,13 @@ def ucb_select_fast(t, state, taus, lam, params, scores, stream):
     return choice
 
 
-# 0 S, 1 F, then from row 2 on the rows of rng.beta_ge1_first_attempts: d, c and the squeeze coefficient
+# 0 S, 1 F, then from row 2 on the rows of beta_sampler.beta_ge1_first_attempts: d, c and the squeeze coefficient
 # of both gammas (kept by ts_update_fast), then the first attempt's gammas and Philox words (scratch)
 _FIRST_ATTEMPT_ROW = 2
-TS_FAST_STATE_ROWS = _FIRST_ATTEMPT_ROW + rng.FIRST_ATTEMPT_ROWS
-_DA, _CA, _KA = _FIRST_ATTEMPT_ROW + rng.FA_DA, _FIRST_ATTEMPT_ROW + rng.FA_CA, _FIRST_ATTEMPT_ROW + rng.FA_KA
-_DB, _CB, _KB = _FIRST_ATTEMPT_ROW + rng.FA_DB, _FIRST_ATTEMPT_ROW + rng.FA_CB, _FIRST_ATTEMPT_ROW + rng.FA_KB
-_X, _Y = _FIRST_ATTEMPT_ROW + rng.FA_X, _FIRST_ATTEMPT_ROW + rng.FA_Y
+TS_FAST_STATE_ROWS = _FIRST_ATTEMPT_ROW + beta_sampler.FIRST_ATTEMPT_ROWS
+_DA, _CA, _KA = _FIRST_ATTEMPT_ROW + beta_sampler.FA_DA, _FIRST_ATTEMPT_ROW + beta_sampler.FA_CA, _FIRST_ATTEMPT_ROW + beta_sampler.FA_KA
+_DB, _CB, _KB = _FIRST_ATTEMPT_ROW + beta_sampler.FA_DB, _FIRST_ATTEMPT_ROW + beta_sampler.FA_CB, _FIRST_ATTEMPT_ROW + beta_sampler.FA_KB
+_X, _Y = _FIRST_ATTEMPT_ROW + beta_sampler.FA_X, _FIRST_ATTEMPT_ROW + beta_sampler.FA_Y
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -172,15 +172,15 @@ def ts_update_fast(t, state, taus, lam, params, arm, j_played, reward, consumpti
             state[0, arm, j] += 1.0
         else:
             state[1, arm, j] += 1.0
-        # the same operations as rng.beta_ab, done when the counts change instead of every round
+        # the same operations as beta_sampler.beta_ab, done when the counts change instead of every round
         da = (1.0 + state[0, arm, j]) - 1.0 / 3.0
         db = (1.0 + state[1, arm, j]) - 1.0 / 3.0
         state[_DA, arm, j] = da
         state[_CA, arm, j] = 1.0 / math.sqrt(9.0 * da)
-        state[_KA, arm, j] = min(rng.SQUEEZE_KAPPA / da, rng.MT_SQUEEZE)
+        state[_KA, arm, j] = min(beta_sampler.SQUEEZE_KAPPA / da, beta_sampler.MT_SQUEEZE)
         state[_DB, arm, j] = db
         state[_CB, arm, j] = 1.0 / math.sqrt(9.0 * db)
-        state[_KB, arm, j] = min(rng.SQUEEZE_KAPPA / db, rng.MT_SQUEEZE)
+        state[_KB, arm, j] = min(beta_sampler.SQUEEZE_KAPPA / db, beta_sampler.MT_SQUEEZE)
     stream[3] = idx
 
 
@@ -198,9 +198,9 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     tag = stream[1]
     sub = stream[2] * np.uint64(2) + np.uint64(_BETA_SUB)
     base = idx * np.uint64(n_pairs)
-    # one view of the state, passed whole (see rng.FIRST_ATTEMPT_ROWS)
+    # one view of the state, passed whole (see beta_sampler.FIRST_ATTEMPT_ROWS)
     table = state.reshape((state.shape[0], n_pairs))
-    rng.beta_ge1_first_attempts(table, _FIRST_ATTEMPT_ROW, key, tag, sub, base, scores)
+    beta_sampler.beta_ge1_first_attempts(table, _FIRST_ATTEMPT_ROW, key, tag, sub, base, scores)
     # finish the draws the first attempt left open (score -1) and take the argmax in the same pass,
     # ties broken as rng.stream_argmax_random_ties does
     best = -np.inf
@@ -209,8 +209,8 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     for p in range(n_pairs):
         v = scores[p]
         if v < 0.0:
-            word_a, word_b = rng.first_attempt_words(table, _FIRST_ATTEMPT_ROW, p)
-            v = rng.beta_ge1_finish_words(table[_DA, p], table[_CA, p], table[_KA, p], table[_DB, p], table[_CB, p],
+            word_a, word_b = beta_sampler.first_attempt_words(table, _FIRST_ATTEMPT_ROW, p)
+            v = beta_sampler.beta_ge1_finish_words(table[_DA, p], table[_CA, p], table[_KA, p], table[_DB, p], table[_CB, p],
                                           table[_KB, p], table[_X, p], table[_Y, p], word_a, word_b, key, tag, sub,
                                           base + np.uint64(p))
             scores[p] = v

@@ -1,7 +1,7 @@
 """RCUCB (Bengs & Hüllermeier, Sec. 3.2-3.3) and z-RCUCB (Sec. 4, Algorithm 1).
 
 Kernel protocol shared with :mod:`banditrepro.algorithms.censored_baselines` (the simulation loop
-is :mod:`banditrepro.experiments.censored_resources.simulation`):
+is :mod:`banditrepro.experiments.censored_resources.loops`):
 
 * ``select(t, state, taus, lam, params, scores, stream) -> flat pair index i * m + j``
   (t is the 1-based round, ``scores`` a scratch array of n*m floats);

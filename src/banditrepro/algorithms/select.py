@@ -29,7 +29,7 @@ the Thompson-sampling and convex oracles, whose arm sets do not change with t_i)
 
 This module holds SELECT's schedule, oracle codes and variant switches; the compiled loop that runs
 rounds against an environment (``run_select``) is in
-:mod:`banditrepro.experiments.satisficing_select.simulations`, beside the paper's other loops.
+:mod:`banditrepro.experiments.satisficing_select.loops`, beside the paper's other loops.
 """
 
 from __future__ import annotations

@@ -4,4 +4,4 @@ Registers the synthetic and AmesHousing simulation builders, the claim checks (t
 orderings, spreads) and the tables. Spec: shared/specs/censored_resources.md.
 """
 
-from . import checks, instances, tables  # noqa: F401
+from . import builders, checks, tables  # noqa: F401

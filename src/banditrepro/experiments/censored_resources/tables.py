@@ -10,8 +10,8 @@ import pandas as pd
 
 from ...environments import censored as ce
 from ...registry import table_builder
+from .builders import grid_from, synthetic_arms
 from .checks import censored_proportions, truth_of
-from .instances import grid_from, synthetic_arms
 
 ALGORITHMS = (("rcucb", "RCUCB"), ("ts", "TS"), ("ucb", "UCB"), ("rcucb_unit", "RCUCB-unit (sensitivity)"))
 
@@ -72,8 +72,8 @@ def censored_ground_truth(ctx, experiments, truncations):
 @table_builder("forest_cost")
 def forest_cost(ctx, experiment):
     """Size of the AmesHousing surrogate table, the training time it contains and whose times they are."""
+    from .builders import ames_setting, ames_table
     from .forest_model import describe_source
-    from .instances import ames_setting, ames_table
 
     exp = ctx.spec.experiments[experiment]
     table, prov = ames_table(exp)
@@ -110,8 +110,8 @@ def ames_table_sources(ctx, experiment, figure, record):
     file written by ``forest_cli record`` after a build with ``ames_forest: recompute``. The verdicts of this
     build are read from ``figure``'s claims (the table's ``claims:``), not evaluated again here.
     """
+    from .builders import ames_table
     from .forest_model import describe_source, training_time_summary
-    from .instances import ames_table
 
     exp = ctx.spec.experiments[experiment]
     table, prov = ames_table(exp)

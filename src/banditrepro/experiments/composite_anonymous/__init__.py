@@ -6,4 +6,4 @@ the adversarial replays of the Outbrain / Coupon reward matrices (ARS-EXP3 vs CL
 claims C1-C5.
 """
 
-from . import checks, simulation  # noqa: F401
+from . import builders, checks  # noqa: F401

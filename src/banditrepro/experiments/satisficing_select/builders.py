@@ -15,7 +15,7 @@ from ...environments.continuous import (
     make_environment,
 )
 from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
-from .simulations import Convex1DSimulation, IndexPolicySimulation, SelectSimulation
+from .loops import Convex1DSimulation, IndexPolicySimulation, SelectSimulation
 
 VARIANT_KEYS = ("skip_step1", "skip_step2", "skip_step3", "radius_coef", "reuse_step1", "gamma_scale", "warm_start")
 INDEX_POLICIES = ("thompson", "sat_ucb", "sat_ucb_plus", "uniform_ucb", "beta_thompson")

@@ -4,4 +4,4 @@ Registers the Gaussian UCL simulations (A1-A8), the theorem bounds drawn in Figs
 the paper-specific claim checks and Tables I and II. Spec: shared/specs/satisficing_ucl.md.
 """
 
-from . import bounds, checks, simulation, tables  # noqa: F401
+from . import bounds, builders, checks, tables  # noqa: F401

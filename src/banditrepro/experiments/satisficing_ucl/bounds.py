@@ -7,7 +7,7 @@ from scipy.special import ndtri
 
 from ... import portable
 from ...registry import reference_curve
-from .instance import GaussianInstance
+from .builders import GaussianInstance
 
 
 def thm7_pull_bounds(gaps: np.ndarray, sigma: float, t) -> np.ndarray:

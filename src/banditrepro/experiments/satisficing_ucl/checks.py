@@ -20,7 +20,7 @@ from ...report.checks import (
     verdict_from,
 )
 from .bounds import thm7_pull_bounds
-from .instance import GaussianInstance
+from .builders import GaussianInstance
 
 
 @claim_check("ucl_thm7_pull_counts")

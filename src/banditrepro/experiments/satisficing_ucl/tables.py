@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...registry import table_builder
-from .instance import GaussianInstance
+from .builders import GaussianInstance
 
 TABLE_I = [
     ("P1", "standard bandit", "M > m_sigma(2)", "delta = 0", "A1 UCL"),

@@ -12,7 +12,7 @@ from ...algorithms import rcucb
 from ...environments import censored as ce
 from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
 from . import forest_model
-from .simulation import CensoredSimulation
+from .loops import CensoredSimulation
 
 INSTANCES = ("poscorr", "negcorr", "indep", "many_arms", "low_censoring")
 GRID_FIELDS = {
