@@ -20,9 +20,9 @@ calls a ``*_choose`` selector, :func:`record_pull` and (LFG) :func:`update_queue
 They are ``inline="always"``: a call per step into a compiled function that receives arrays would
 cost numba's reference counting on every step. (Measured: one more inlined level, a ``choose_arm``
 dispatching to the three selectors, made the batch loop about 17% slower with the same numbers, so
-the loop dispatches itself.) The loop draws rewards, so it lives with the paper (algorithms/ imports no environment).
-``tests/oracles/fairness_reference.py`` keeps an independent engine-protocol form of the three
-policies that the tests compare these with, step for step.
+the loop dispatches itself.) The loop draws rewards, so it lives with the paper (algorithms/ imports
+no environment). ``tests/oracles/fairness_reference.py`` keeps an independent engine-protocol form of
+the three policies that the tests compare these with, step for step.
 
 ``params`` is a float64 (3, K) array:
 
