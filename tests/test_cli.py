@@ -17,6 +17,7 @@ from banditrepro.data import DATASET_NAMES, dataset_status
 from banditrepro.report import vocabulary
 from banditrepro.report.findings import read_findings
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SCRIPT = Path(sys.executable).with_name("banditrepro")  # installed by `pip install -e .` beside python
 COLUMNS = ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
 CLAIMS = [
@@ -169,6 +170,15 @@ def test_bench_reuses_the_benchmark(capsys):
     assert re.search(r"^ucb1 K=4 T=100 R=4: [0-9.]+ ns/rep-step, [0-9]+x faster than naive Python$", out, re.M)
 
 
+def test_cost_reads_a_snakemake_log(capsys):
+    log = FIXTURES / "snakemake_logs" / "2026-11-25T155928.194505.snakemake.log"
+    status, out, _ = run_main(capsys, ["cost", str(log)])
+    assert status == 0
+    assert re.search(r"^idle share of the cores\s+\d", out, re.M) and re.search(r"^rule\s+simulate_shard\s", out, re.M)
+    status, _, err = run_main(capsys, ["cost", str(log.with_name("absent.log"))])
+    assert status == 1 and "no such log" in err
+
+
 def run_script(*args, cwd=None):
     assert SCRIPT.is_file(), f"console script {SCRIPT} missing: pip install -e ."
     return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, cwd=cwd, env=os.environ.copy())
@@ -180,6 +190,7 @@ def run_script(*args, cwd=None):
     (("data",), "status"),
     (("data", "status"), "--config"),
     (("bench",), "--naive-reps"),
+    (("cost",), "--markdown"),
 ])
 def test_console_script_help(args, expect):
     proc = run_script(*args, "--help")

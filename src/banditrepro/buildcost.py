@@ -203,7 +203,7 @@ def newest_log(log_dir: Path = LOG_DIR) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m banditrepro.buildcost", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("logs", nargs="*", type=Path, metavar="LOG", help=f"Snakemake logs (default: the newest in {LOG_DIR}/)")
     parser.add_argument("--markdown", action="store_true", help="Markdown tables (for docs/costs.md)")
     args = parser.parse_args(argv)

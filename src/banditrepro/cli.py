@@ -173,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="project folder holding config/ and results/ (default: current directory)")
     parser = argparse.ArgumentParser(prog="banditrepro", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{verdicts,data,bench}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{verdicts,data,bench,cost}")
 
     p = sub.add_parser("verdicts", parents=[root], help="headline verdicts and findings of the built results",
                        description="Print, per built paper, its headline claims with verdicts as a table, the "
@@ -193,19 +193,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="workflow config (default: <repo-root>/config/config.yaml)")
 
     sub.add_parser("bench", help="the engine benchmark (python -m banditrepro.bench)", add_help=False)
+    sub.add_parser("cost", help="job-seconds per paper and rule of a Snakemake run (python -m banditrepro.buildcost)",
+                   add_help=False)
     return parser
 
 
-def run(argv: list[str]) -> int:
-    if argv and argv[0] == "bench":  # the benchmark owns its options and --help
-        from .bench import main as bench_main
+# commands that own their options and --help: `banditrepro <name> ...` runs their main(argv)
+PASS_THROUGH = {"bench": "bench", "cost": "buildcost"}
 
-        prog, sys.argv[0] = sys.argv[0], "banditrepro bench"  # bench's argparse names itself after argv[0]
+
+def run(argv: list[str]) -> int:
+    if argv and argv[0] in PASS_THROUGH:
+        import importlib
+
+        command = importlib.import_module(f".{PASS_THROUGH[argv[0]]}", __package__)
+        prog, sys.argv[0] = sys.argv[0], f"banditrepro {argv[0]}"  # their argparse names itself after argv[0]
         try:
-            bench_main(argv[1:])
+            status = command.main(argv[1:])
         finally:
             sys.argv[0] = prog
-        return 0
+        return status or 0
     args = build_parser().parse_args(argv)
     try:
         if args.command == "verdicts":
