@@ -1,7 +1,7 @@
 """Where numba caches this package's compiled code: one directory per state of the package's sources.
 
 numba checks a cached function against its own file only (its modification time and size). A
-compiled loop that inlines kernels from other modules -- censored_resources' simulation loop
+compiled loop that inlines kernels from other modules -- a paper's simulation loop that
 inlines the policies of algorithms/ and the environments' draws -- would keep running the old
 kernels after one of those modules changed (numba issue #6845). So every cached function of the
 package writes to ``<base>/banditrepro-<hash of all package sources>``: an edited source starts

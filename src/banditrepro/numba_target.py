@@ -5,8 +5,8 @@ so that a loop with a few wide instructions does not lower the clock of the whol
 them (Skylake-SP). This package's hottest vectorised loop, the first attempt of Thompson sampling's
 Beta draws (beta_sampler.beta_ge1_first_attempts: a Philox block, two ziggurat lookups and the gammas'
 arithmetic per pair, no branches), runs 26 % faster at 512 bits on the reference machine (Rocket
-Lake, 2 cores: 6.0 -> 4.5 ns per pair; censored_resources' TS 171 -> 153 CPU-s in its kernel bench,
-docs/papers/censored_resources.md "Cost"). Element-wise floating-point code gives the same bits at any
+Lake, 2 cores: 6.0 -> 4.5 ns per pair; Thompson sampling of the censored-resources paper 171 -> 153
+CPU-s in that paper's kernel bench). Element-wise floating-point code gives the same bits at any
 vector width (numba compiles without fast-math, so no reduction is reordered); the smoke and paper
 locks check that every number is unchanged.
 

@@ -78,7 +78,7 @@ class ExperimentSpec:
         """The blocks run as jobs: the experiment's own ``shard_size`` if it sets one, else ``default_size``.
 
         Costly experiments set their own so that one job stays well under a minute of one core
-        (docs/papers/censored_resources.md, "Cost"); neither size changes a number, since every
+        (the paper's docs/papers/<paper>.md says what a job costs); neither size changes a number, since every
         replication has its own random streams whatever block it runs in.
         """
         return self.shards(self.shard_size or default_size)
