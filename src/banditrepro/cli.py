@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 # the report layer's pandas-free parts: the command starts without loading the data stack
+from . import layout
 from .report.findings import FINDINGS_HEADING, read_findings
 from .report.vocabulary import HEADLINE, KINDS, Tally, tally
 
@@ -43,9 +44,14 @@ def known_papers(repo_root: Path) -> list[str]:
     return sorted(p.stem for p in (Path(repo_root) / "config" / "papers").glob("*.yaml"))
 
 
-def built_papers(results: Path) -> list[str]:
-    """Papers with a ``claims.csv`` under ``results`` (sorted)."""
-    return sorted(p.parent.name for p in Path(results).glob("*/claims.csv"))
+def claims_path(results: Path, paper: str) -> Path:
+    """``paper``'s claims.csv under ``results`` (the layout's results/<paper>/claims.csv, another root allowed)."""
+    return Path(results) / Path(layout.claims_file(paper)).relative_to(layout.RESULTS)
+
+
+def built_papers(results: Path, repo_root: Path) -> list[str]:
+    """Configured papers with a ``claims.csv`` under ``results`` (sorted)."""
+    return [paper for paper in known_papers(repo_root) if claims_path(results, paper).is_file()]
 
 
 def read_claim_rows(path: Path) -> list[dict[str, str]]:
@@ -57,7 +63,7 @@ def read_claim_rows(path: Path) -> list[dict[str, str]]:
 
 def build_scale(results: Path, paper: str) -> str | None:
     """``scale`` recorded in the claims' provenance (paper / smoke), if readable."""
-    path = Path(results) / paper / "claims.csv.provenance.json"
+    path = Path(layout.sidecar(claims_path(results, paper)))
     try:
         return json.loads(path.read_text(encoding="utf-8"))["config"]["scale"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -86,7 +92,7 @@ def verdict_counts(counts: Tally, kind: str) -> str:
 
 def paper_verdicts(results: Path, paper: str, width: int = 60) -> str:
     """The text ``banditrepro verdicts PAPER`` prints for one built paper."""
-    counts = tally(read_claim_rows(Path(results) / paper / "claims.csv"))
+    counts = tally(read_claim_rows(claims_path(results, paper)))
     headline = counts.rows(HEADLINE)
     scale = build_scale(results, paper)
     title = f"{paper}" + (f" (scale {scale})" if scale else "")
@@ -119,13 +125,13 @@ def paper_verdicts(results: Path, paper: str, width: int = 60) -> str:
 def verdicts(results: Path, repo_root: Path, paper: str | None = None, width: int = 60) -> str:
     """Verdicts of one paper, or of every built paper; raises CliError when there is nothing to show."""
     results = Path(results)
-    built = built_papers(results)
+    built = built_papers(results, repo_root)
     if paper is not None:
         known = known_papers(repo_root)
         if paper not in built:
             if known and paper not in known:
                 raise CliError(f"unknown paper {paper!r}; known: {', '.join(known)}", status=2)
-            raise CliError(f"no results for {paper} yet ({results / paper / 'claims.csv'} missing): "
+            raise CliError(f"no results for {paper} yet ({claims_path(results, paper)} missing): "
                            f"run `snakemake --cores 2 {paper}`")
         return paper_verdicts(results, paper, width)
     if not built:
