@@ -3,6 +3,7 @@
 # Library: src/banditrepro/data (manifest: src/banditrepro/data/manifest.yaml); user doc: docs/data.md.
 from pathlib import Path
 
+from banditrepro import layout
 from banditrepro.data import (
     DATASET_NAMES,
     PROCESSED_FILES,
