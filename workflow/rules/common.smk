@@ -1,6 +1,5 @@
 # Helper functions shared by the rules (no rules here).
 import json
-import re
 import sys
 from functools import cache
 from typing import NamedTuple
