@@ -27,6 +27,7 @@ from banditrepro.report.checks import (
 )
 from banditrepro.report.claims import (
     CLAIM_COLUMNS,
+    CLAIMS_CSV_COLUMNS,
     claim_dependencies,
     claim_figures,
     evaluate_claims,
@@ -231,10 +232,11 @@ CLAIMS = [
 ]
 
 
-def test_claims_have_kind_last(tmp_path):
+def test_claims_have_the_contract_columns_with_kind_last_then_the_cause(tmp_path):
     spec = _spec(CLAIMS)
     df = evaluate_claims(_ctx(tmp_path, CURVES, spec))
-    assert list(df.columns) == CLAIM_COLUMNS and CLAIM_COLUMNS[-1] == "kind"
+    assert list(df.columns) == CLAIMS_CSV_COLUMNS and CLAIM_COLUMNS[-1] == "kind"
+    assert CLAIMS_CSV_COLUMNS == CLAIM_COLUMNS + ["cause"]
     assert df.set_index("claim_id").kind.to_dict() == {"H1": "headline", "O1": "sanity", "V1": "variant",
                                                         "H2": "headline"}
     assert df.set_index("claim_id").verdict.to_dict() == {"H1": "reproduced", "O1": "inconclusive",
@@ -269,7 +271,7 @@ def test_per_figure_claims_merge_to_the_whole_in_config_order(tmp_path):
 
 def test_a_paper_without_claims_merges_to_an_empty_table(tmp_path):
     write_claims(merge_claims(_spec([]), []), tmp_path / "c.csv")
-    assert (tmp_path / "c.csv").read_text() == ",".join(CLAIM_COLUMNS) + "\n"
+    assert (tmp_path / "c.csv").read_text() == ",".join(CLAIMS_CSV_COLUMNS) + "\n"
 
 
 def test_read_claims_keeps_measured_text_as_written(tmp_path):
@@ -357,7 +359,7 @@ def test_overall_report_tallies_headline_claims_and_shows_findings(tmp_path):
     text = overall_report({"toy": tmp_path / "toy" / "claims.csv"}, {"toy": tmp_path / "toy" / "report.md"},
                           tmp_path / "report.md", provenance.record({"scale": "paper"}, 7, tmp_path),
                           {"toy": ["First finding.", "Second finding."]})
-    assert "| [toy](toy/report.md) | 4 | 2 | 1 | 1 | 1/2 | 2/2 |" in text
+    assert "| [toy](toy/report.md) | 4 | 2 | 1 |  | 1 | 1/2 | 2/2 |" in text  # no cause column: no breakdown
     assert "## toy\n\n- First finding.\n- Second finding.\n" in text
 
 

@@ -20,6 +20,7 @@ from banditrepro.experiments.spec import load_paper
 from banditrepro.lock import VERDICTS_FILE, read_verdicts
 from banditrepro.report import glance
 from banditrepro.report.claims import CLAIM_COLUMNS, read_claims
+from banditrepro.report.diagnosis import causes_of
 from banditrepro.report.findings import headline_sentence, read_findings
 from banditrepro.report.report import overall_report
 from banditrepro.report.vocabulary import KINDS, NOT_MEASURED, VERDICTS, tally
@@ -99,7 +100,8 @@ def test_overall_report_states_scale_seed_and_commit_like_the_paper_reports(buil
     # the findings shown per paper are the paper report's, whose first is the headline sentence
     claims = read_claims(built / "results" / PAPER / "claims.csv")
     findings = read_findings(built / "results" / PAPER / "report.md")
-    assert findings.splitlines()[0] == f"- {headline_sentence(claims)}"
+    causes = causes_of(load_paper(PAPER, "smoke", built).config)
+    assert findings.splitlines()[0] == f"- {headline_sentence(claims, causes)}"
     assert f"## {PAPER}\n\n{findings}\n" in overall_text
 
 

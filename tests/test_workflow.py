@@ -35,7 +35,10 @@ def test_smoke_dag_builds_figures_summaries_and_claims(workdir, paper):
     _snakemake(workdir, "--cores", "2", paper, "--config", "scale=smoke")
     spec = load_paper(paper, "smoke", workdir)
     claims = pd.read_csv(workdir / "results" / paper / "claims.csv")
-    assert list(claims.columns) == ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
+    # the contract columns first and unchanged, then the diagnosis (report/diagnosis.py)
+    assert list(claims.columns) == ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind",
+                                    "cause"]
+    assert (workdir / "results" / paper / "readings.csv").exists()
     assert set(claims.claim_id) == {c["id"] for c in spec.claims}
     assert set(claims.verdict) <= set(VERDICTS)
     assert (workdir / "results" / paper / "report.md").exists()

@@ -13,6 +13,7 @@ the robustness targets; logs likewise under ``logs`` or ``logs/robustness/seed<S
     <root>/<paper>/<figure>/summary.csv                a figure's curves (reference.csv beside it)
     <root>/<paper>/claims/<figure>.csv                 the claims of one figure
     results/<paper>/claims.csv                         a paper's claims, merged in config order
+    results/<paper>/readings.csv                       alternative readings x the headline claims they flip
     results/<paper>/tables/<table>.{csv,md}            a table
     results/<paper>/report.md                          a paper's replication report
     results/<paper>/robustness.csv                     headline verdicts under the extra root seeds
@@ -111,6 +112,10 @@ def claims_file(paper) -> str:
     return f"{RESULTS}/{paper}/claims.csv"
 
 
+def readings_file(paper) -> str:
+    return f"{RESULTS}/{paper}/readings.csv"
+
+
 def table_file(paper, table, ext) -> str:
     return f"{RESULTS}/{paper}/tables/{table}.{ext}"
 
@@ -172,6 +177,10 @@ def claims_log(paper) -> str:
     return f"{LOGS}/{paper}/claims.log"
 
 
+def readings_log(paper) -> str:
+    return f"{LOGS}/{paper}/readings.log"
+
+
 def table_log(paper, table) -> str:
     return f"{LOGS}/{paper}/tables/{table}.log"
 
@@ -225,6 +234,7 @@ SUMMARY_PATTERN = summary_file(_P, _F)
 REFERENCE_PATTERN = reference_file(_P, _F)
 FIGURE_CLAIMS_PATTERN = figure_claims_file(_P, _F)
 CLAIMS_PATTERN = claims_file(_P)
+READINGS_PATTERN = readings_file(_P)
 TABLE_CSV_PATTERN = table_file(_P, _T, "csv")
 TABLE_MD_PATTERN = table_file(_P, _T, "md")
 PAPER_REPORT_PATTERN = paper_report_file(_P)
@@ -242,6 +252,7 @@ SUMMARIZE_LOG_PATTERN = summarize_log(_P, _F)
 FIGURE_CLAIMS_LOG_PATTERN = figure_claims_log(_P, _F)
 PLOT_LOG_PATTERN = plot_log(_P, _F)
 CLAIMS_LOG_PATTERN = claims_log(_P)
+READINGS_LOG_PATTERN = readings_log(_P)
 TABLE_LOG_PATTERN = table_log(_P, _T)
 PAPER_REPORT_LOG_PATTERN = paper_report_log(_P)
 ROBUSTNESS_LOG_PATTERN = robustness_log(_P)

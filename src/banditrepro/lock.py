@@ -230,8 +230,16 @@ def diff_rows(where: str, locked_text: str, new_text: str, limit: int = ROWS_SHO
     old, new = read_rows(locked_text), read_rows(new_text)
     if not old or not new:
         return [f"{'locked' if not old else 'new'} file is empty"]
+    lines: list[str] = []
     if old[0] != new[0]:
-        return [f"columns differ: locked {old[0]}, new {new[0]}"]
+        lines.append(f"columns differ: locked {old[0]}, new {new[0]}")
+        shared = [c for c in old[0] if c in new[0]]
+        if _row_key(shared) is None:
+            return lines
+        # a column added or dropped (e.g. claims.csv's cause): still name the rows whose shared cells moved
+        old = [[row[old[0].index(c)] if old[0].index(c) < len(row) else "" for c in shared] for row in old]
+        new = [[row[new[0].index(c)] if new[0].index(c) < len(row) else "" for c in shared] for row in new]
+        old[0] = new[0] = shared
     header = old[0]
     key = _row_key(header)
     old_rows, new_rows = old[1:], new[1:]
@@ -241,7 +249,6 @@ def diff_rows(where: str, locked_text: str, new_text: str, limit: int = ROWS_SHO
         unique = len(new_by_key) == len(new_rows) and len(old_keys) == len(old_rows)
     else:
         unique = False
-    lines: list[str] = []
     for i, row in enumerate(old_rows):
         if len(lines) >= limit:
             return lines

@@ -303,6 +303,7 @@ def paper_findings(paper):
 def paper_report_inputs(wildcards):
     inputs = {
         "claims": layout.claims_file(wildcards.paper),
+        "readings": layout.readings_file(wildcards.paper),
         "figures": paper_figure_files(wildcards.paper),
         "tables": paper_table_files(wildcards.paper),
     }

@@ -46,6 +46,25 @@ rule claims:
         "../scripts/claims_merge.py"
 
 
+# The alternative readings of a paper (config `readings:`) against the headline claims they flip, read from
+# claims.csv alone (report.diagnosis.readings_table); a paper without readings gets the header only.
+rule readings:
+    input:
+        claims=layout.CLAIMS_PATTERN,
+    output:
+        layout.READINGS_PATTERN,
+    params:
+        seed=config["seed"],
+        scale=config["scale"],
+        readings=lambda w: paper_spec(w.paper).config.get("readings", []),
+    log:
+        layout.READINGS_LOG_PATTERN,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/readings.py"
+
+
 rule table:
     input:
         unpack(table_inputs),

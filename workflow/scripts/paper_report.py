@@ -23,8 +23,9 @@ def main(snakemake) -> None:
     # present when the paper's robustness was built or requested (common.smk: paper_report_inputs)
     robustness = pd.read_csv(snakemake.input.robustness, dtype=str, keep_default_na=False) if hasattr(
         snakemake.input, "robustness") else None
+    readings = pd.read_csv(snakemake.input.readings, dtype=str, keep_default_na=False)
     paper_report(spec, claims, figures, tables, dict(snakemake.params.unavailable), set(snakemake.params.standin),
-                 prov, Path(snakemake.output[0]), robustness)
+                 prov, Path(snakemake.output[0]), robustness, readings)
     provenance.write_sidecar(snakemake.output[0], prov)
 
 

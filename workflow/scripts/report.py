@@ -5,6 +5,7 @@ from pathlib import Path
 from banditrepro import layout, provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import read_claims
+from banditrepro.report.diagnosis import causes_of
 from banditrepro.report.findings import render_findings
 from banditrepro.report.report import overall_report
 from banditrepro.workflow_io import repo_root, run
@@ -15,13 +16,14 @@ def main(snakemake) -> None:
     papers = snakemake.params.papers
     claims = {paper: Path(layout.claims_file(paper)) for paper in papers}
     reports = {paper: Path(layout.paper_report_file(paper)) for paper in papers}
-    findings = {paper: render_findings(load_paper(paper, snakemake.params.scale, root), read_claims(path))
-                for paper, path in claims.items()}
+    specs = {paper: load_paper(paper, snakemake.params.scale, root) for paper in papers}
+    findings = {paper: render_findings(specs[paper], read_claims(path)) for paper, path in claims.items()}
+    causes = {paper: causes_of(spec.config) for paper, spec in specs.items()}
     robustness = {paper: Path(layout.robustness_file(paper)) for paper in snakemake.params.robustness_papers}
     prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
                              root)
     overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness,
-                   snakemake.params.not_built)
+                   snakemake.params.not_built, causes)
     provenance.write_sidecar(snakemake.output[0], prov)
 
 

@@ -281,6 +281,8 @@ def expand_claim_cells(raw: dict, path: Path) -> dict:
         claim = {"id": row["id"], "figure": row["figure"], "statement": statement, "check": check}
         if row.get("kind"):
             claim["kind"] = row["kind"]
+        if row.get("cause"):  # optional column: the declared cause that explains the cell when it fails
+            claim["cause"] = row["cause"]
         return claim
 
     claims, used = [], set()
@@ -350,6 +352,37 @@ def _check_references(spec: PaperSpec, path: Path) -> None:
     ids = [c["id"] for c in spec.claims]
     if len(ids) != len(set(ids)):
         raise ConfigError(f"{path}: duplicate claim ids")
+    _check_diagnosis(spec.config, path)
+
+
+def _check_diagnosis(config: dict, path: Path) -> None:
+    """Every claim's ``cause`` is declared under ``causes:``; every reading maps headline claims to variant
+    claims and names existing claims for its printed cells."""
+    causes = config.get("causes") or {}
+    kinds = {c["id"]: c["kind"] for c in config.get("claims", [])}
+    for claim in config.get("claims", []):
+        cause = claim.get("cause")
+        if cause is not None and cause not in causes:
+            guess = closest_name(cause, causes)
+            hint = f"did you mean {guess!r}?" if guess else f"declared: {', '.join(causes) or 'none'}"
+            raise ConfigError(f"{path}: claim {claim['id']}: unknown cause {cause!r} ({hint}; causes are "
+                              "declared under 'causes:')")
+    seen = set()
+    for reading in config.get("readings") or []:
+        where = f"{path}: readings/{reading['id']}"
+        if reading["id"] in seen:
+            raise ConfigError(f"{where}: duplicate reading id")
+        seen.add(reading["id"])
+        for headline, variant in reading["claims"].items():
+            for cid, kind in ((headline, "headline"), (variant, "variant")):
+                if cid not in kinds:
+                    raise ConfigError(f"{where}: unknown claim {cid!r}")
+                if kinds[cid] != kind:
+                    raise ConfigError(f"{where}: claim {cid!r} is {kinds[cid]}, expected a {kind} claim "
+                                      "(a reading maps headline claims to the variant claims measuring them)")
+        for role, cid in (reading.get("cells") or {}).items():
+            if cid not in kinds:
+                raise ConfigError(f"{where}: cells/{role}: unknown claim {cid!r}")
 
 
 def shard_name(start: int, stop: int) -> str:

@@ -303,3 +303,25 @@ def pulls_below(ctx, experiment, algorithm, bounds):
         ok &= v < float(bound)
         parts.append(f"arm {arm}: {fmt(v)} < {fmt(float(bound))}")
     return ClaimResult(measured="; ".join(parts), threshold="every arm below its bound", verdict=verdict_from(ok))
+
+
+@claim_check("printed_cells")
+def printed_cells(ctx, figure, cells, tolerance):
+    """How close measured values come to the paper's printed table cells (an alternative reading's closeness,
+    config ``readings: cells:``). ``cells``: a list of ``{cell: label, paper: printed value, panel,
+    algorithm}`` with optional ``metric``, ``t`` and ``figure`` (default: the claim's). Each cell holds when
+    ``|measured mean - printed value| < tolerance`` (inconclusive within 2 s.e.); the claim holds when every
+    cell does. Measured: the mean and largest absolute difference, and the cell where it is largest."""
+    diffs, verdicts = [], []
+    for cell in cells:
+        p = ctx.point(cell.get("figure", figure), cell["panel"], cell["algorithm"], cell.get("t"), cell.get("metric"))
+        diff = abs(p.mean - float(cell["paper"]))
+        diffs.append((diff, cell["cell"], p.mean, float(cell["paper"])))
+        verdicts.append(compare_threshold(diff, p.se, float(tolerance), below=True))
+    if not diffs:
+        raise ValueError("printed_cells needs at least one cell")
+    worst = max(diffs)
+    mean_diff = sum(d[0] for d in diffs) / len(diffs)  # a plain sequential sum: no CPU-dependent rounding
+    return ClaimResult(measured=f"mean |measured - paper| {fmt(mean_diff)} over {len(diffs)} cells; largest "
+                                f"{fmt(worst[0])} at {worst[1]} ({fmt(worst[2])} vs {fmt(worst[3])})",
+                       threshold=f"every cell within {fmt(float(tolerance))}", verdict=combine_verdicts(verdicts))

@@ -17,9 +17,13 @@ from ..registry import CLAIM_CHECKS, lookup
 from . import checks as _generic_checks  # noqa: F401  (registers the generic checks)
 from .checks import ClaimResult
 from .context import ResultsContext
+from .diagnosis import CAUSE_COLUMN, claim_cause
 from .vocabulary import INCONCLUSIVE, NOT_MEASURED
 
+#: the contract columns of a claims table, first and in this order in every claims CSV
 CLAIM_COLUMNS = ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
+#: the columns written: the contract, then the diagnosis (the claim's declared cause while it is not reproduced)
+CLAIMS_CSV_COLUMNS = CLAIM_COLUMNS + [CAUSE_COLUMN]
 STANDIN_MARK = "[STAND-IN DATA] "
 
 
@@ -92,7 +96,8 @@ def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = No
         statement = claim["statement"].strip()
         kind = claim_kind(claim)
         if fig in unavailable:
-            rows.append((claim["id"], fig, statement, NOT_MEASURED, "", INCONCLUSIVE, kind))
+            rows.append((claim["id"], fig, statement, NOT_MEASURED, "", INCONCLUSIVE, kind,
+                         claim_cause(claim, INCONCLUSIVE, measured=False)))
             continue
         args = {k: v for k, v in claim["check"].items() if k != "fn"}
         fn = lookup(CLAIM_CHECKS, "claim check", claim["check"]["fn"])
@@ -104,11 +109,13 @@ def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = No
             traceback.print_exc()
             raise RuntimeError(f"claim {claim['id']} ({claim['check']['fn']}) failed: {err}") from err
         verdict = res.verdict
-        if fig in ctx.standin_figures:
+        standin = fig in ctx.standin_figures
+        if standin:
             statement = STANDIN_MARK + statement
             verdict = INCONCLUSIVE
-        rows.append((claim["id"], fig, statement, res.measured, res.threshold, verdict, kind))
-    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+        rows.append((claim["id"], fig, statement, res.measured, res.threshold, verdict, kind,
+                     claim_cause(claim, verdict, measured=not standin)))
+    return pd.DataFrame(rows, columns=CLAIMS_CSV_COLUMNS)
 
 
 def write_claims(claims: pd.DataFrame, path) -> None:
@@ -123,7 +130,7 @@ def read_claims(path) -> pd.DataFrame:
 def merge_claims(spec, parts: Iterable[pd.DataFrame]) -> pd.DataFrame:
     """The per-figure claim tables as one, in the config's claim order; every claim exactly once."""
     parts = list(parts)
-    merged = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=CLAIM_COLUMNS)
+    merged = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=CLAIMS_CSV_COLUMNS)
     order = [c["id"] for c in spec.claims]
     got = merged.claim_id.tolist()
     if sorted(got) != sorted(order):
@@ -134,4 +141,6 @@ def merge_claims(spec, parts: Iterable[pd.DataFrame]) -> pd.DataFrame:
                          f"(missing {missing}, unknown {extra}, duplicated {dup})")
     position = {cid: i for i, cid in enumerate(order)}
     merged = merged.iloc[sorted(range(len(merged)), key=lambda i: position[merged.claim_id.iat[i]])]
-    return merged.reset_index(drop=True)[CLAIM_COLUMNS]
+    if CAUSE_COLUMN not in merged:  # per-figure tables written before the cause column existed
+        merged[CAUSE_COLUMN] = ""
+    return merged.reset_index(drop=True)[CLAIMS_CSV_COLUMNS]

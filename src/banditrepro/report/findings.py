@@ -14,6 +14,7 @@ import math
 import re
 from pathlib import Path
 
+from .diagnosis import UNDIAGNOSED, cause_breakdown, cause_counts, causes_of, has_causes, is_undiagnosed
 from .vocabulary import (
     HEADLINE,
     INCONCLUSIVE,
@@ -70,12 +71,21 @@ def check_findings(spec) -> list[dict]:
     return entries
 
 
-def verdict_line(claims) -> str:
+def verdict_line(claims, causes: dict[str, str] | None = None) -> str:
     """'Headline claims: 5 reproduced, 3 not reproduced, 1 inconclusive (of 9) · variant: 2/4 reproduced
-    · sanity: 6/6 reproduced'. Only headline claims are tallied in full; the others are listed apart."""
+    · sanity: 6/6 reproduced'. Only headline claims are tallied in full; the others are listed apart.
+    A claims table with a cause column counts the failures by cause ('3 not reproduced (2 LCB test
+    unreachable, 1 undiagnosed)'), each cause by its label in ``causes`` (the paper's ``causes:``)."""
     t = tally(claims)
+    causes = causes or {}
+
+    def by_cause(verdict: str) -> str:
+        text = cause_breakdown(claims, causes, verdict)
+        return f" ({text})" if text else ""
+
     line = (f"Headline claims: {t.count(HEADLINE, REPRODUCED)} reproduced, "
-            f"{t.count(HEADLINE, NOT_REPRODUCED)} not reproduced, {t.count(HEADLINE, INCONCLUSIVE)} inconclusive "
+            f"{t.count(HEADLINE, NOT_REPRODUCED)} not reproduced{by_cause(NOT_REPRODUCED)}, "
+            f"{t.count(HEADLINE, INCONCLUSIVE)} inconclusive{by_cause(INCONCLUSIVE)} "
             f"(of {t.count(HEADLINE)})")
     for kind in KINDS:
         if kind != HEADLINE:
@@ -84,10 +94,25 @@ def verdict_line(claims) -> str:
     return line
 
 
-def headline_sentence(claims) -> str:
+def _ids_by_cause(claims, ids: list[str], verdict: str, causes: dict[str, str]) -> str:
+    """'C1, C2' or, for a table with a cause column, '2 LCB test unreachable: C1, C2; 1 undiagnosed: C3'."""
+    if not has_causes(claims):
+        return ", ".join(ids)
+    rows = {str(r["claim_id"]): r for r in tally(claims).rows(HEADLINE, verdict) if str(r["claim_id"]) in ids}
+    groups = []
+    for cause, n in cause_counts(claims, verdict):
+        members = [cid for cid, r in rows.items()
+                   if (is_undiagnosed(r) and cause == UNDIAGNOSED) or str(r.get("cause") or "") == cause]
+        groups.append(f"{n} {causes.get(cause, cause)}: {', '.join(members)}")
+    return "; ".join(groups) if groups else ", ".join(ids)
+
+
+def headline_sentence(claims, causes: dict[str, str] | None = None) -> str:
     """The automatic first finding: how the headline claims fared, naming those that did not reproduce
     and, apart from the inconclusive ones, those that could not be measured (their figure not built).
-    ``claims``: a claims table, or rows with claim_id, kind, measured and verdict (the verdicts file's)."""
+    ``claims``: a claims table, or rows with claim_id, kind, measured and verdict (the verdicts file's).
+    A table with a cause column groups the failures by cause, each by its label in ``causes``."""
+    causes = causes or {}
     t = tally(claims)
     ok, bad, unsure = (t.ids(HEADLINE, v) for v in VERDICTS)
     n = t.count(HEADLINE)
@@ -98,9 +123,11 @@ def headline_sentence(claims) -> str:
     unsure = [c for c in unsure if c not in unmeasured]
     parts = [f"{len(ok)} of the paper's {n} headline claims reproduce{'s' if len(ok) == 1 else ''}"]
     if bad:
-        parts.append(f"{len(bad)} {'does' if len(bad) == 1 else 'do'} not ({', '.join(bad)})")
+        parts.append(f"{len(bad)} {'does' if len(bad) == 1 else 'do'} not "
+                     f"({_ids_by_cause(claims, bad, NOT_REPRODUCED, causes)})")
     if unsure:
-        parts.append(f"{len(unsure)} {'is' if len(unsure) == 1 else 'are'} inconclusive ({', '.join(unsure)})")
+        parts.append(f"{len(unsure)} {'is' if len(unsure) == 1 else 'are'} inconclusive "
+                     f"({_ids_by_cause(claims, unsure, INCONCLUSIVE, causes)})")
     if missing:
         parts.append(f"{len(missing)} could not be measured, {'its' if len(missing) == 1 else 'their'} figure "
                      f"not built ({', '.join(missing)})")
@@ -113,7 +140,7 @@ def render_findings(spec, claims) -> list[str]:
     config entry whose ``when`` conditions hold, its placeholders filled from the claims."""
     entries = check_findings(spec)
     rows = {str(r["claim_id"]): r for r in claim_records(claims)}
-    out = [headline_sentence(claims)]
+    out = [headline_sentence(claims, causes_of(spec.config))]
     for i, entry in enumerate(entries):
         conds = _when(entry)
         if any(cid not in rows or str(rows[cid]["verdict"]) not in allowed for cid, allowed in conds.items()):

@@ -8,13 +8,56 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import read_claims
+from .diagnosis import CAUSE_COLUMN, UNDIAGNOSED, cause_breakdown, cause_labels, causes_of, reading_sentences
 from .findings import FINDINGS_HEADING, render_findings, verdict_line
 from .robustness import STABILITY_COLUMN, robustness_seeds_of, stability_labels, stability_sentence, stability_summary
 from .tables import to_markdown
 from .vocabulary import HEADLINE, INCONCLUSIVE, KINDS, NOT_REPRODUCED, REPRODUCED, tally
 
 # the report's claims table: kind beside the id, so a reader sees at once what a row can count for
-REPORT_CLAIM_COLUMNS = ["claim_id", "kind", "figure", "statement", "measured", "threshold", "verdict"]
+REPORT_CLAIM_COLUMNS = ["claim_id", "kind", "figure", "statement", "measured", "threshold", "verdict", CAUSE_COLUMN]
+#: the overall report's column counting each paper's headline non-reproductions by cause
+CAUSES_COLUMN = "not reproduced, by cause"
+
+
+def causes_section(spec, claims: pd.DataFrame) -> list[str]:
+    """'## Causes of non-reproduction': each declared cause with its label and the claims it explains
+    (every kind), and the headline failures nobody diagnosed; no lines for a paper without causes."""
+    causes = causes_of(spec.config)
+    if not causes or CAUSE_COLUMN not in claims:
+        return []
+    labels = cause_labels(claims)
+    lines = ["## Causes of non-reproduction", "",
+             "Each claim that is not reproduced carries the mechanism that explains it (config `causes:`); "
+             "*undiagnosed* marks a headline claim that fails without one.", ""]
+    for cause, label in causes.items():
+        ids = [cid for cid, c in zip(claims.claim_id, labels) if c == cause]
+        lines.append(f"- **{label}** (`{cause}`): {', '.join(ids) if ids else 'no claim at present'}")
+    undiagnosed = [cid for cid, c in zip(claims.claim_id, labels) if c == UNDIAGNOSED]
+    if undiagnosed:
+        lines.append(f"- **{UNDIAGNOSED}**: {', '.join(undiagnosed)}")
+    return lines + [""]
+
+
+def readings_section(spec, claims: pd.DataFrame, readings: pd.DataFrame | None) -> list[str]:
+    """'## Alternative readings': each reading's description and the text it deviates from, one sentence on
+    what it flips, and the table of results/<paper>/readings.csv; no lines without readings."""
+    if readings is None or readings.empty:
+        return []
+    lines = ["## Alternative readings", "",
+             "The headline claims test the printed algorithm; each reading below is a labelled variant run that "
+             "measures the same statements under another reading of the paper (*flips*: the verdict changes; "
+             "*printed_cells* / *reading_cells*: how close the printed algorithm and the reading come to the "
+             "paper's printed table cells, where the config names that comparison).", ""]
+    for reading in spec.config.get("readings") or []:
+        lines.append(f"- **{reading['id']}**: {' '.join(reading['description'].split())} "
+                     f"(deviates from: {' '.join(str(reading['deviates_from']).split())})")
+    lines += [""] + [f"- {s}" for s in reading_sentences(spec.config, claims)] + [""]
+    shown = readings.drop(columns=["deviates_from"])
+    for col in ("printed_cells", "reading_cells"):
+        if not shown[col].astype(str).str.len().any():
+            shown = shown.drop(columns=[col])
+    return lines + [to_markdown(shown), ""]
 
 
 def provenance_line(scale: str, prov: dict) -> str:
@@ -34,9 +77,11 @@ def scale_warning(scale: str) -> list[str]:
 
 def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tables: dict[str, Path],
                  unavailable: dict[str, str], standin: set[str], prov: dict, out_path: Path,
-                 robustness: pd.DataFrame | None = None) -> str:
+                 robustness: pd.DataFrame | None = None, readings: pd.DataFrame | None = None) -> str:
     """The paper's report; with ``robustness`` (its robustness.csv) the claims table gains a column saying
-    whether each headline verdict held under every extra root seed, and the findings a stability sentence."""
+    whether each headline verdict held under every extra root seed, and the findings a stability sentence.
+    The verdict line counts the failures by cause; ``readings`` (its readings.csv) adds the alternative
+    readings section."""
     out_dir = Path(out_path).parent
     lines = [f"# Replication report: {spec.title}", "",
              f"Paper id `{spec.paper}` · {provenance_line(spec.scale, prov)}", "",
@@ -45,7 +90,7 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
     if robustness is not None:
         findings.append(stability_sentence(robustness))
     lines += [f"- {sentence}" for sentence in findings] + [""]
-    lines += ["## Verdicts", "", verdict_line(claims), "",
+    lines += ["## Verdicts", "", verdict_line(claims, causes_of(spec.config)), "",
               ("Only headline claims (statements the paper makes, on its algorithms and settings as printed) "
                "are tallied; variant claims test labelled sensitivity variants or alternative readings, sanity "
                "claims hold by construction or are decided by the setup."), ""]
@@ -60,8 +105,12 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
         lines += ["## Resolutions of ambiguities (from the spec, named in the config)", ""]
         lines += [f"- **{r['id']}**: {r['choice']}" + (f" — {r['note']}" if r.get("note") else "")
                   for r in spec.resolutions] + [""]
+    lines += causes_section(spec, claims)
+    lines += readings_section(spec, claims, readings)
     lines += ["## Claims", ""]
     shown = claims[[c for c in REPORT_CLAIM_COLUMNS if c in claims]]
+    if CAUSE_COLUMN in shown:
+        shown = shown.assign(**{CAUSE_COLUMN: cause_labels(claims)})
     if robustness is not None:
         seeds = robustness_seeds_of(robustness)
         lines += [(f"*{STABILITY_COLUMN}*: whether a headline claim's verdict is the same under the "
@@ -93,23 +142,28 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
 
 def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path], out_path: Path, prov: dict,
                    paper_findings: dict[str, list[str]] | None = None,
-                   paper_robustness: dict[str, Path] | None = None, not_built: dict | None = None) -> str:
+                   paper_robustness: dict[str, Path] | None = None, not_built: dict | None = None,
+                   paper_causes: dict[str, dict[str, str]] | None = None) -> str:
     """One row of headline tallies per paper (variant and sanity apart), then each paper's findings;
     ``prov`` (a provenance record whose config holds the ``scale``) says what the report was built from,
     as in each paper report. With ``paper_robustness`` ({paper: robustness.csv}) a column counts the
     headline claims stable across seeds. ``not_built`` ({"datasets": {name: why}, "figures": {paper:
     {figure: why}}}, the workflow's not_built()) adds a section listing what this machine could not build
-    and why."""
+    and why. A column counts each paper's headline non-reproductions by cause, each cause by its label in
+    ``paper_causes`` ({paper: its config's causes})."""
     out_dir = Path(out_path).parent
+    paper_causes = paper_causes or {}
     scale = prov["config"]["scale"]
     paper_findings = paper_findings or {}
     paper_robustness = paper_robustness or {}
     rows = []
     for paper, path in paper_claims.items():
-        t = tally(read_claims(path))
+        claims = read_claims(path)
+        t = tally(claims)
         rel = os.path.relpath(paper_reports[paper], out_dir)
         row = {"paper": f"[{paper}]({rel})", "headline claims": t.count(HEADLINE),
                "reproduced": t.count(HEADLINE, REPRODUCED), "not reproduced": t.count(HEADLINE, NOT_REPRODUCED),
+               CAUSES_COLUMN: cause_breakdown(claims, paper_causes.get(paper, {}), NOT_REPRODUCED),
                "inconclusive": t.count(HEADLINE, INCONCLUSIVE)}
         for kind in KINDS:
             if kind != HEADLINE:

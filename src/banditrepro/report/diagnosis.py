@@ -1,0 +1,162 @@
+"""Diagnosis of the claims that do not reproduce: their causes and the alternative readings that flip them.
+
+A paper config may declare
+
+- ``causes:`` ``{cause id: short label}`` (e.g. ``lcb_unreachable: "LCB test unreachable"``), the
+  mechanisms behind its non-reproductions, and on each claim an optional ``cause:`` naming one of them.
+  ``claims.csv`` carries the claim's cause in a ``cause`` column (after the contract columns) on every row
+  that is not ``reproduced`` (:func:`claim_cause`). A headline claim that is measured, not reproduced or
+  inconclusive, and has no cause is *undiagnosed* (:data:`UNDIAGNOSED`), and every count says so.
+- ``readings:`` the alternative readings of the paper (each a text or a spec resolution the headline follows
+  and the reading does not). A reading maps headline claim ids to the labelled ``variant`` claim that
+  measures the same statement under that reading; optionally ``cells: {printed: <claim>, reading: <claim>}``
+  names two claims that compare the paper's printed table cells with the printed algorithm and with the
+  reading (e.g. the generic ``printed_cells`` check), so the table says which one the paper's numbers match.
+
+:func:`readings_table` builds ``results/<paper>/readings.csv`` from the spec and the claims alone (no
+simulation result is read here); :func:`cause_breakdown` is the per-cause count every summary prints.
+Counts go through :func:`banditrepro.report.vocabulary.tally`, the one verdict tally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .vocabulary import HEADLINE, INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED, claim_records, tally
+
+#: the claims.csv column holding a claim's cause (after the contract columns of report.claims.CLAIM_COLUMNS)
+CAUSE_COLUMN = "cause"
+#: what the report shows for a measured headline claim that fails without a declared cause
+UNDIAGNOSED = "undiagnosed"
+#: the columns of results/<paper>/readings.csv, one row per (reading, headline claim)
+READING_COLUMNS = ["reading", "deviates_from", "headline_claim", "headline_verdict", "variant_claim",
+                   "verdict_under_reading", "flips", "printed_cells", "reading_cells"]
+# claims.py marks a claim on stand-in data this way; its verdict is inconclusive by design, not a failure
+_STANDIN_PREFIX = "[STAND-IN DATA]"
+
+
+def causes_of(config: Mapping) -> dict[str, str]:
+    """The paper config's ``causes:`` ({id: label}); empty when it declares none."""
+    return dict(config.get("causes") or {})
+
+
+def readings_of(config: Mapping) -> list[dict]:
+    """The paper config's ``readings:`` list; empty when it declares none."""
+    return [dict(r) for r in config.get("readings") or []]
+
+
+def claim_cause(claim: Mapping, verdict: str, measured: bool = True) -> str:
+    """The ``cause`` cell of a claim's row: its declared cause while it is measured and not reproduced,
+    else empty (a reproduced claim needs no diagnosis; an unmeasured one has its own reason)."""
+    if verdict == REPRODUCED or not measured:
+        return ""
+    return str(claim.get("cause") or "")
+
+
+def is_undiagnosed(row: Mapping) -> bool:
+    """A measured headline row, not reproduced or inconclusive, with no cause."""
+    return (str(row.get("kind") or HEADLINE) == HEADLINE
+            and str(row["verdict"]) in (NOT_REPRODUCED, INCONCLUSIVE)
+            and str(row.get("measured", "")) != NOT_MEASURED
+            and not str(row.get("statement", "")).startswith(_STANDIN_PREFIX)
+            and not str(row.get(CAUSE_COLUMN) or ""))
+
+
+def cause_labels(claims) -> list[str]:
+    """The report's cause column: each row's cause id, :data:`UNDIAGNOSED` where a headline failure has
+    none, empty otherwise."""
+    return [UNDIAGNOSED if is_undiagnosed(r) else str(r.get(CAUSE_COLUMN) or "") for r in claim_records(claims)]
+
+
+def cause_counts(claims, verdict: str) -> list[tuple[str, int]]:
+    """(cause id or :data:`UNDIAGNOSED`, count) of the headline claims with ``verdict``, most frequent first
+    (ties in order of first appearance). Unmeasured claims are left out (they have no cause to count)."""
+    counts: dict[str, int] = {}
+    for row in tally(claims).rows(HEADLINE, verdict):
+        if str(row.get("measured", "")) == NOT_MEASURED:
+            continue
+        key = UNDIAGNOSED if is_undiagnosed(row) else str(row.get(CAUSE_COLUMN) or "")
+        if key:
+            counts[key] = counts.get(key, 0) + 1
+    return sorted(counts.items(), key=lambda kv: -kv[1])
+
+
+def has_causes(claims) -> bool:
+    """Whether the claims table carries a cause column (a verdicts file or an old claims.csv does not)."""
+    records = claim_records(claims)
+    return bool(records) and CAUSE_COLUMN in records[0]
+
+
+def cause_breakdown(claims, causes: Mapping[str, str], verdict: str = NOT_REPRODUCED) -> str:
+    """'11 LCB test unreachable, 4 oracle restarts, 1 undiagnosed': the headline claims with ``verdict``
+    counted by cause, each cause by its label (its id when the paper declares no label); empty when the
+    table has no cause column or no such claim."""
+    if not has_causes(claims):
+        return ""
+    return ", ".join(f"{n} {causes.get(cause, cause)}" for cause, n in cause_counts(claims, verdict))
+
+
+def readings_table(config: Mapping, claims) -> list[dict[str, str]]:
+    """One row per (reading, headline claim it maps): the headline verdict, the variant claim measuring the
+    same statement under the reading and its verdict, whether the reading flips the verdict, and the
+    measured closeness of the printed algorithm and of the reading to the paper's printed cells (the
+    ``cells`` claims' measured text, where the reading names them). Claims absent from ``claims`` (their
+    figure not evaluated) read as not measured."""
+    rows = {str(r["claim_id"]): r for r in claim_records(claims)}
+
+    def verdict(cid: str) -> str:
+        return str(rows[cid]["verdict"]) if cid in rows else INCONCLUSIVE
+
+    def measured(cid: str | None) -> str:
+        if not cid:
+            return ""
+        return str(rows[cid]["measured"]) if cid in rows else NOT_MEASURED
+
+    out = []
+    for reading in readings_of(config):
+        cells = reading.get("cells") or {}
+        for headline, variant in reading["claims"].items():
+            before, after = verdict(headline), verdict(variant)
+            out.append({"reading": reading["id"], "deviates_from": " ".join(str(reading["deviates_from"]).split()),
+                        "headline_claim": headline, "headline_verdict": before, "variant_claim": variant,
+                        "verdict_under_reading": after, "flips": "yes" if before != after else "no",
+                        "printed_cells": measured(cells.get("printed")),
+                        "reading_cells": measured(cells.get("reading"))})
+    return out
+
+
+def reading_sentences(config: Mapping, claims) -> list[str]:
+    """One plain sentence per reading: which headline claims it flips, from what to what."""
+    table = readings_table(config, claims)
+    out = []
+    for reading in readings_of(config):
+        mine = [r for r in table if r["reading"] == reading["id"]]
+        flipped = [r for r in mine if r["flips"] == "yes"]
+        if flipped:
+            parts = ", ".join(f"{r['headline_claim']} ({_words(r['headline_verdict'])} -> "
+                              f"{_words(r['verdict_under_reading'])})" for r in flipped)
+            out.append(f"Reading `{reading['id']}` flips {len(flipped)} of {len(mine)} headline claims: {parts}.")
+        else:
+            out.append(f"Reading `{reading['id']}` flips none of the {len(mine)} headline claims it measures.")
+    return out
+
+
+def _words(verdict: str) -> str:
+    return verdict.replace("_", " ")
+
+
+def undiagnosed_headlines(config: Mapping, rows) -> list[str]:
+    """The headline rows (a claims table or the verdicts file's rows of one paper) that are measured, not
+    reproduced or inconclusive, and whose claim declares no cause in ``config`` (a claim the config no longer
+    has is named with "(not in the config)")."""
+    declared = {c["id"]: c.get("cause") for c in config.get("claims", [])}
+    out = []
+    for row in tally(rows).rows(HEADLINE):
+        if str(row["verdict"]) == REPRODUCED or str(row.get("measured", "")) == NOT_MEASURED:
+            continue
+        cid = str(row["claim_id"])
+        if cid not in declared:
+            out.append(f"{cid} (not in the config)")
+        elif not declared[cid]:
+            out.append(cid)
+    return out

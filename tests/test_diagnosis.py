@@ -1,0 +1,231 @@
+"""The diagnosis of non-reproductions (report/diagnosis.py): causes in claims.csv, the per-cause counts of
+every summary, the alternative-readings table, the config checks of `causes:` and `readings:`; and, over
+the paper-scale verdicts file, that every headline non-reproduction of the diagnosed papers has a cause."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from banditrepro import provenance
+from banditrepro.experiments.spec import ConfigError, PaperSpec, _check_diagnosis, load_paper
+from banditrepro.lock import VERDICTS_FILE, diff_rows, read_verdicts
+from banditrepro.report.checks import printed_cells
+from banditrepro.report.claims import CLAIMS_CSV_COLUMNS, evaluate_claims
+from banditrepro.report.context import ResultsContext
+from banditrepro.report.diagnosis import (
+    READING_COLUMNS,
+    cause_breakdown,
+    cause_labels,
+    claim_cause,
+    reading_sentences,
+    readings_table,
+    undiagnosed_headlines,
+)
+from banditrepro.report.findings import headline_sentence, verdict_line
+from banditrepro.report.report import overall_report, paper_report
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: the papers whose every headline non-reproduction must name its cause (issue 31)
+DIAGNOSED_PAPERS = ("censored_resources", "satisficing_select", "satisficing_ucl")
+
+CAUSES = {"lcb": "LCB test unreachable", "restarts": "oracle restarts", "agarwal": "Agarwal candidates"}
+
+
+def _table(rows) -> pd.DataFrame:
+    """rows: (claim_id, verdict, kind, cause[, measured])."""
+    out = []
+    for row in rows:
+        cid, verdict, kind, cause = row[:4]
+        measured = row[4] if len(row) > 4 else "m"
+        out.append((cid, "fig", "s", measured, "t", verdict, kind, cause))
+    return pd.DataFrame(out, columns=CLAIMS_CSV_COLUMNS)
+
+
+SELECT_LIKE = _table([("H1", "reproduced", "headline", ""), ("H2", "not_reproduced", "headline", "lcb"),
+                      ("H3", "not_reproduced", "headline", "restarts"), ("H4", "not_reproduced", "headline", "lcb"),
+                      ("H5", "not_reproduced", "headline", "agarwal"), ("H6", "not_reproduced", "headline", "lcb"),
+                      ("H7", "inconclusive", "headline", ""), ("H8", "inconclusive", "headline", "", "not measured"),
+                      ("V1", "not_reproduced", "variant", ""), ("V2", "reproduced", "variant", ""),
+                      ("S1", "reproduced", "sanity", "")])
+
+
+def test_cause_is_written_only_while_a_measured_claim_is_not_reproduced():
+    claim = {"id": "C1", "cause": "lcb"}
+    assert claim_cause(claim, "not_reproduced") == "lcb"
+    assert claim_cause(claim, "inconclusive") == "lcb"
+    assert claim_cause(claim, "reproduced") == ""
+    assert claim_cause(claim, "inconclusive", measured=False) == ""
+    assert claim_cause({"id": "C2"}, "not_reproduced") == ""
+
+
+def test_causes_are_counted_most_frequent_first_with_their_labels():
+    assert cause_breakdown(SELECT_LIKE, CAUSES) == "3 LCB test unreachable, 1 oracle restarts, 1 Agarwal candidates"
+    # a measured headline failure without a cause is undiagnosed; an unmeasured one is not counted
+    assert cause_breakdown(SELECT_LIKE, CAUSES, "inconclusive") == "1 undiagnosed"
+    # variant and sanity rows never count; a table without the cause column gives no breakdown
+    assert cause_breakdown(SELECT_LIKE.drop(columns=["cause"]), CAUSES) == ""
+    assert cause_labels(SELECT_LIKE) == ["", "lcb", "restarts", "lcb", "agarwal", "lcb", "undiagnosed", "", "", "",
+                                         ""]
+
+
+def test_summaries_count_non_reproductions_by_cause():
+    assert verdict_line(SELECT_LIKE, CAUSES) == (
+        "Headline claims: 1 reproduced, 5 not reproduced (3 LCB test unreachable, 1 oracle restarts, "
+        "1 Agarwal candidates), 2 inconclusive (1 undiagnosed) (of 8) · variant: 1/2 reproduced · "
+        "sanity: 1/1 reproduced")
+    assert headline_sentence(SELECT_LIKE, CAUSES) == (
+        "1 of the paper's 8 headline claims reproduces, 5 do not (3 LCB test unreachable: H2, H4, H6; "
+        "1 oracle restarts: H3; 1 Agarwal candidates: H5), 1 is inconclusive (1 undiagnosed: H7) and 1 could "
+        "not be measured, its figure not built (H8).")
+    # a cause the paper does not label is shown by its id
+    assert verdict_line(SELECT_LIKE, {}).startswith("Headline claims: 1 reproduced, 5 not reproduced (3 lcb, ")
+
+
+def test_overall_report_has_a_per_cause_column(tmp_path):
+    (tmp_path / "p").mkdir()
+    SELECT_LIKE.to_csv(tmp_path / "p" / "claims.csv", index=False)
+    (tmp_path / "p" / "report.md").write_text("# p\n")
+    text = overall_report({"p": tmp_path / "p" / "claims.csv"}, {"p": tmp_path / "p" / "report.md"},
+                          tmp_path / "report.md", provenance.record({"scale": "paper"}, 7, tmp_path),
+                          paper_causes={"p": CAUSES})
+    assert ("| [p](p/report.md) | 8 | 1 | 5 | 3 LCB test unreachable, 1 oracle restarts, 1 Agarwal candidates "
+            "| 2 |") in text
+    assert "not reproduced, by cause" in text
+
+
+READINGS_CONFIG = {
+    "causes": CAUSES,
+    "readings": [
+        {"id": "bernoulli", "description": "Bernoulli rewards", "deviates_from": "resolution rewards: Gaussian",
+         "claims": {"H2": "V1", "H3": "V2"}, "cells": {"printed": "S1", "reading": "V2"}},
+        {"id": "last_query", "description": "the oracle's last query", "deviates_from": "Agarwal, Alg. 1",
+         "claims": {"H5": "V1"}},
+    ],
+}
+
+
+def test_readings_table_says_which_headline_verdicts_each_reading_flips():
+    table = pd.DataFrame(readings_table(READINGS_CONFIG, SELECT_LIKE), columns=READING_COLUMNS)
+    assert table[["reading", "headline_claim", "headline_verdict", "variant_claim", "verdict_under_reading",
+                  "flips"]].values.tolist() == [
+        ["bernoulli", "H2", "not_reproduced", "V1", "not_reproduced", "no"],
+        ["bernoulli", "H3", "not_reproduced", "V2", "reproduced", "yes"],
+        ["last_query", "H5", "not_reproduced", "V1", "not_reproduced", "no"]]
+    assert table.printed_cells.tolist() == ["m", "m", ""] and table.reading_cells.tolist() == ["m", "m", ""]
+    assert reading_sentences(READINGS_CONFIG, SELECT_LIKE) == [
+        "Reading `bernoulli` flips 1 of 2 headline claims: H3 (not reproduced -> reproduced).",
+        "Reading `last_query` flips none of the 1 headline claims it measures."]
+    # a claim missing from the table (its figure not evaluated) reads inconclusive, not measured
+    partial = readings_table(READINGS_CONFIG, SELECT_LIKE[SELECT_LIKE.claim_id != "V2"])
+    assert (partial[1]["verdict_under_reading"], partial[1]["reading_cells"]) == ("inconclusive", "not measured")
+
+
+def test_paper_report_renders_causes_and_readings(tmp_path):
+    spec = PaperSpec(paper="p", title="P", scale="paper", experiments={}, figures={}, claims=[], tables={},
+                     resolutions=[], config={"paper": "p", **READINGS_CONFIG})
+    readings = pd.DataFrame(readings_table(spec.config, SELECT_LIKE), columns=READING_COLUMNS)
+    text = paper_report(spec, SELECT_LIKE, {}, {}, {}, set(), provenance.record({"scale": "paper"}, 1, tmp_path),
+                        tmp_path / "report.md", readings=readings)
+    assert "5 not reproduced (3 LCB test unreachable, 1 oracle restarts, 1 Agarwal candidates)" in text
+    assert "- **LCB test unreachable** (`lcb`): H2, H4, H6" in text
+    assert "- **undiagnosed**: H7" in text
+    assert "## Alternative readings" in text and "| bernoulli | H3 | not_reproduced | V2 | reproduced | yes |" in text
+    assert "| H7 | headline | fig | s | m | t | inconclusive | undiagnosed |" in text
+
+
+def _spec_config(**extra):
+    base = {"claims": [{"id": "H1", "kind": "headline", "cause": "lcb"}, {"id": "V1", "kind": "variant"},
+                       {"id": "S1", "kind": "sanity"}], "causes": {"lcb": "LCB test unreachable"}}
+    base.update(extra)
+    return base
+
+
+def test_config_causes_and_readings_are_cross_checked():
+    _check_diagnosis(_spec_config(readings=[{"id": "r", "description": "d", "deviates_from": "x",
+                                             "claims": {"H1": "V1"}, "cells": {"reading": "S1"}}]), Path("p.yaml"))
+    bad_cause = _spec_config()
+    bad_cause["claims"][0]["cause"] = "lcd"
+    with pytest.raises(ConfigError, match=r"unknown cause 'lcd' \(did you mean 'lcb'\?"):
+        _check_diagnosis(bad_cause, Path("p.yaml"))
+    with pytest.raises(ConfigError, match="claim 'S1' is sanity, expected a variant claim"):
+        _check_diagnosis(_spec_config(readings=[{"id": "r", "description": "d", "deviates_from": "x",
+                                                 "claims": {"H1": "S1"}}]), Path("p.yaml"))
+    with pytest.raises(ConfigError, match="claim 'V1' is variant, expected a headline claim"):
+        _check_diagnosis(_spec_config(readings=[{"id": "r", "description": "d", "deviates_from": "x",
+                                                 "claims": {"V1": "V1"}}]), Path("p.yaml"))
+    with pytest.raises(ConfigError, match="cells/printed: unknown claim 'Z9'"):
+        _check_diagnosis(_spec_config(readings=[{"id": "r", "description": "d", "deviates_from": "x",
+                                                 "claims": {"H1": "V1"}, "cells": {"printed": "Z9"}}]),
+                         Path("p.yaml"))
+
+
+def test_evaluated_claims_carry_the_declared_cause_of_a_failing_claim(tmp_path):
+    figures = {"fig": {"title": "F", "panels": [{"id": "p", "experiment": "e", "metric": "regret"}]}}
+    claims = [{"id": "H1", "figure": "fig", "statement": "A below B", "kind": "headline", "cause": "lcb",
+               "check": {"fn": "below", "panel": "p", "lower": "A", "higher": "B"}},
+              {"id": "H2", "figure": "fig", "statement": "B below A", "kind": "headline", "cause": "lcb",
+               "check": {"fn": "below", "panel": "p", "lower": "B", "higher": "A"}}]
+    spec = PaperSpec(paper="toy", title="T", scale="smoke", experiments={}, figures=figures, claims=claims,
+                     tables={}, resolutions=[], config={"paper": "toy", "causes": {"lcb": "x"}})
+    (tmp_path / "fig").mkdir()
+    pd.DataFrame([("p", "A", "regret", 10, 1.0, 0.1, 10), ("p", "B", "regret", 10, 5.0, 0.1, 10)],
+                 columns=["panel", "algorithm", "metric", "t", "mean", "se", "n"]).to_csv(
+        tmp_path / "fig" / "summary.csv", index=False)
+    df = evaluate_claims(ResultsContext(spec, {"fig": tmp_path / "fig" / "summary.csv"}))
+    assert df.set_index("claim_id")[["verdict", "cause"]].values.tolist() == [["reproduced", ""],
+                                                                              ["not_reproduced", "lcb"]]
+
+
+def test_printed_cells_compares_measured_means_with_the_paper_cells(tmp_path):
+    figures = {"fig": {"panels": [{"id": "p", "experiment": "e", "metric": "censoring"}]}}
+    spec = PaperSpec(paper="toy", title="T", scale="smoke", experiments={}, figures=figures,
+                     claims=[], tables={}, resolutions=[], config={"paper": "toy"})
+    (tmp_path / "fig").mkdir()
+    pd.DataFrame([("p", "A", "censoring", 10, 0.631, 0.001, 10), ("p", "B", "censoring", 10, 0.571, 0.001, 10)],
+                 columns=["panel", "algorithm", "metric", "t", "mean", "se", "n"]).to_csv(
+        tmp_path / "fig" / "summary.csv", index=False)
+    ctx = ResultsContext(spec, {"fig": tmp_path / "fig" / "summary.csv"})
+    cells = [{"cell": "PosCorr A", "paper": 0.640, "panel": "p", "algorithm": "A"},
+             {"cell": "PosCorr B", "paper": 0.588, "panel": "p", "algorithm": "B"}]
+    res = printed_cells(ctx, "fig", cells, tolerance=0.03)
+    assert res.verdict == "reproduced"
+    assert res.measured == "mean |measured - paper| 0.013 over 2 cells; largest 0.017 at PosCorr B (0.571 vs 0.588)"
+    assert printed_cells(ctx, "fig", cells, tolerance=0.01).verdict == "not_reproduced"
+
+
+def test_lock_diff_still_names_moved_rows_when_a_column_is_added():
+    old = "claim_id,measured,verdict\nC1,0.5,reproduced\nC2,0.7,not_reproduced\n"
+    new = "claim_id,measured,verdict,cause\nC1,0.5,reproduced,\nC2,0.8,not_reproduced,lcb\n"
+    lines = diff_rows("p, claims", old, new)
+    assert lines[0].startswith("columns differ")
+    assert lines[1:] == ["p, claims, claim_id=C2: measured locked 0.7 new 0.8"]
+
+
+def _verdict_rows(paper: str) -> list[dict]:
+    return [r for r in read_verdicts(REPO_ROOT / VERDICTS_FILE) if r["paper"] == paper]
+
+
+def test_undiagnosed_headlines_names_each_failure_without_a_cause():
+    config = {"claims": [{"id": "H1", "kind": "headline", "cause": "lcb"}, {"id": "H2", "kind": "headline"}]}
+    rows = [{"claim_id": "H1", "kind": "headline", "verdict": "not_reproduced", "measured": "m"},
+            {"claim_id": "H2", "kind": "headline", "verdict": "inconclusive", "measured": "m"},
+            {"claim_id": "H3", "kind": "headline", "verdict": "not_reproduced", "measured": "m"},
+            {"claim_id": "V1", "kind": "variant", "verdict": "not_reproduced", "measured": "m"}]
+    assert undiagnosed_headlines(config, rows) == ["H2", "H3 (not in the config)"]
+    unmeasured = copy.deepcopy(rows[:2])
+    unmeasured[1]["measured"] = "not measured"
+    assert undiagnosed_headlines(config, unmeasured) == []
+
+
+@pytest.mark.parametrize("paper", DIAGNOSED_PAPERS)
+def test_every_locked_headline_non_reproduction_of_a_diagnosed_paper_has_a_cause(paper):
+    """Against the paper-scale verdicts file: each headline claim not reproduced or inconclusive names a
+    declared cause in its config (issue 31)."""
+    rows = _verdict_rows(paper)
+    assert rows, f"{paper} has no rows in {VERDICTS_FILE}"
+    config = load_paper(paper, "paper", REPO_ROOT).config
+    assert undiagnosed_headlines(config, rows) == []
