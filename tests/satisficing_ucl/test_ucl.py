@@ -141,3 +141,25 @@ def test_invalid_parameters():
         ucl(np.ones(2), np.zeros(2), delta=1.5)
     with pytest.raises(ValueError):
         ucl(np.ones(2), np.zeros(2), choice_rule="sticky")
+
+
+# --- issue 31: the quantile each variant's index uses decides F2b-F5c; pin it per variant --------------
+@pytest.mark.parametrize("variant, extra, quantile", [
+    ("A1", {}, "schedule"), ("A2", {"threshold": 2.5}, "schedule"),
+    ("A5", {}, "schedule"), ("A6", {"threshold": 0.7}, "schedule"),
+    ("A3", {"delta": 0.05}, 1.959963984540054), ("A7", {"delta": 0.05}, 1.959963984540054),
+    ("A4", {"delta": 0.05, "threshold": 2.5}, 2.128045234184983),
+    ("A8", {"delta": 0.05, "threshold": 0.7}, 2.128045234184983),
+])
+def test_each_variant_uses_its_printed_quantile(variant, extra, quantile):
+    """A1/A2/A5/A6: Phi^-1(1 - 1/(K t)) with K = 1 (Sec. V-C, eq 27); A3/A7: Phi^-1(1 - delta/2) (Sec. VI-B);
+    A4/A8: Phi^-1(1 - delta/3) (Sec. VI-C)."""
+    inst = GaussianInstance(np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 1.0, 1.0, 3.0]), 2.0)
+    kernel, params = policy_for(inst, {"variant": variant, **extra})
+    if quantile == "schedule":
+        assert math.isnan(params[1])
+        prepared = kernel.prepare(params, 100)
+        np.testing.assert_allclose(prepared[-100:], ndtri(1 - 1 / np.arange(1, 101)), rtol=0, atol=1e-12)
+    else:
+        assert params[1] == pytest.approx(quantile, abs=1e-12)
+        assert quantile == pytest.approx(float(ndtri(1 - 0.05 / (3 if variant in ("A4", "A8") else 2))), abs=1e-12)

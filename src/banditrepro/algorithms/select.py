@@ -25,7 +25,10 @@ oracle), ``skip_step2`` (LCB test from n = 1: pull once, then check before every
 sensitivity variants that are not the paper's algorithm: ``reuse_step1`` (the round's Step-1
 rewards of the candidate arm also enter the LCB test) and ``warm_start`` (the oracle is not
 restarted: its data carry over from round to round and only its horizon becomes t_i; defined for
-the Thompson-sampling and convex oracles, whose arm sets do not change with t_i).
+the Thompson-sampling and convex oracles, whose arm sets do not change with t_i) and ``last_query``
+(the candidate is the oracle's last query instead of a uniform draw from its trajectory: the reading
+of Step 1 under which the Agarwal oracle, which never finishes its first epoch within t_i <= 64 steps,
+hands over its current point).
 
 This module holds SELECT's schedule, oracle codes and variant switches; the compiled loop that runs
 rounds against an environment (``run_select``) is in
@@ -90,9 +93,10 @@ class SelectVariant:
     reuse_step1: bool = False
     gamma_scale: float = 1.0
     warm_start: bool = False
+    last_query: bool = False
 
     def __post_init__(self):
         if self.radius_coef < 0 or self.gamma_scale <= 0:
             raise ValueError("radius_coef must be >= 0 and gamma_scale > 0")
-        if self.skip_step1 and (self.reuse_step1 or self.warm_start):
-            raise ValueError("reuse_step1 and warm_start need Step 1")
+        if self.skip_step1 and (self.reuse_step1 or self.warm_start or self.last_query):
+            raise ValueError("reuse_step1, warm_start and last_query need Step 1")

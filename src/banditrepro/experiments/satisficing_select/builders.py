@@ -17,7 +17,8 @@ from ...environments.continuous import (
 from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
 from .loops import Convex1DSimulation, IndexPolicySimulation, SelectSimulation
 
-VARIANT_KEYS = ("skip_step1", "skip_step2", "skip_step3", "radius_coef", "reuse_step1", "gamma_scale", "warm_start")
+VARIANT_KEYS = ("skip_step1", "skip_step2", "skip_step3", "radius_coef", "reuse_step1", "gamma_scale", "warm_start",
+                "last_query")
 INDEX_POLICIES = ("thompson", "sat_ucb", "sat_ucb_plus", "uniform_ucb", "beta_thompson")
 
 # Keys of each environment kind (environments/continuous.py); the environment's own defaults apply to the

@@ -278,3 +278,57 @@ def lcb_unreachable(ctx, figure, panel, algorithm="select"):
     return ClaimResult(measured=f"the test passes without noise only from n = {n} pulls (r* - S = {fmt(gap)}); "
                                 f"the longest forced-sampling block before T = {exp.horizon} is {reached} pulls",
                        threshold="longest block < n", verdict="reproduced" if reached < n else "not_reproduced")
+
+
+# --- issue 31 ------------------------------------------------------------------------------------
+
+
+@claim_check("select_beyond_sweep")
+def beyond_sweep(ctx, figure, panel, algorithms, t_from, min_share, metric=None, z=2.0):
+    """Fig 3(a)'s 'SAT-UCB and SAT-UCB+ have not converged: they keep pulling non-satisficing arms', decided
+    on the absolute amount: the regret each adds over [t_from, T] beyond the deterministic first pull of every
+    grid cell is at least ``min_share`` of its plotted rise over the same window (paired s.e.). A test against
+    pure log growth cannot decide here: the post-sweep regret is too small for its relative prediction."""
+    parts, verdicts = [], []
+    for algo in _as_list(algorithms):
+        _, _, beyond, beyond_se, _, T, _ = late_growth(ctx, figure, panel, algo, t_from, metric, after_initial_sweep=True)
+        _, _, rise, _, _, _, _ = late_growth(ctx, figure, panel, algo, t_from, metric)
+        verdicts.append(compare_threshold(beyond, beyond_se, min_share * rise, below=False, z=z))
+        parts.append(f"{algo}: beyond the sweep R({T}) - R({t_from}) = {fmt(beyond)} ± {fmt(beyond_se)} "
+                     f"of a rise of {fmt(rise)}")
+    return ClaimResult(measured="; ".join(parts),
+                       threshold=f">= {min_share} x the rise by > {z} s.e., every algorithm",
+                       verdict=_combine(verdicts))
+
+
+@claim_check("select_sublinear")
+def sublinear(ctx, figure, panel, algorithms, metric=None, z=2.0):
+    """Issue 30's guard: each compared algorithm behaves as its own theory says on this experiment. Every
+    algorithm compared here has a sub-linear (standard or satisficing) regret bound, so the regret it adds over
+    [T/2, T] is below what it incurred over [0, T/2] (paired per replication; within z s.e.: inconclusive)."""
+    parts, verdicts = [], []
+    for algo in _as_list(algorithms):
+        ts, curve = per_replication(ctx, figure, panel, algo, metric)
+        T = ts[-1]
+        half = ts.index(T // 2)
+        first, second = curve[:, half], curve[:, -1] - curve[:, half]
+        diff, se = mean_se(first - second)
+        verdicts.append(compare_greater(diff, se, z))
+        parts.append(f"{algo}: {fmt(float(second.mean()))} over [{T // 2}, {T}] vs {fmt(float(first.mean()))}")
+    return ClaimResult(measured="; ".join(parts), threshold=f"second half below the first by > {z} s.e., every algorithm",
+                       verdict=_combine(verdicts))
+
+
+@claim_check("select_lcb_pass_share")
+def lcb_pass_share(ctx, figure, panel, algorithm="select", max_share=0.5, z=2.0):
+    """The simulated twin of select_lcb_unreachable: the share of replications in which SELECT's printed LCB
+    test ever passes (final ``first_passing_round`` > 0) by T. Unreachable without noise luck means most
+    replications never pass: the share is below ``max_share`` (binomial s.e.)."""
+    exp = ctx.panel(figure, panel)["experiment"]
+    out = ctx.replications(exp)[algorithm]
+    passed = np.asarray(out.finals["first_passing_round"]) > 0
+    share, se = mean_se(passed.astype(np.float64))
+    return ClaimResult(measured=f"the test passes in {int(passed.sum())} of {passed.size} replications "
+                                f"({fmt(share)} ± {fmt(se)})",
+                       threshold=f"share < {max_share} by > {z} s.e.",
+                       verdict=compare_threshold(share, se, max_share, below=True, z=z))

@@ -179,7 +179,7 @@ def _pull(mean, pos, noise_key, sigma, reward_code, level, r_star, acc, checkpoi
 @njit(cache=True)
 def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_t, round_big_t,
                level, r_star, sigma, reward_code, radius_coef, skip_step1, skip_step2, skip_step3, reuse_step1,
-               warm_start, noise_keys, policy_keys, checkpoints, curves, finals, round_candidate_mean,
+               warm_start, last_query, noise_keys, policy_keys, checkpoints, curves, finals, round_candidate_mean,
                round_checks_passed):
     """Run SELECT for each replication up to ``checkpoints[-1]`` steps.
 
@@ -274,8 +274,9 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                         convex_update(convex_state, y)
                     step1_key[s - 1] = key
                     step1_reward[s - 1] = y
-                    # reservoir sampling: after s steps the candidate is uniform on the trajectory
-                    if rng.stream_uniform(stream) * s <= 1.0:
+                    # reservoir sampling: after s steps the candidate is uniform on the trajectory (the coin is
+                    # drawn under last_query too, so that variant changes only which point is kept)
+                    if rng.stream_uniform(stream) * s <= 1.0 or last_query:
                         cand_key = key
                         cand_mean = mean
                 if s < t_i:
@@ -466,7 +467,8 @@ class SelectSimulation:
         run_select(code, self.env.code, self.env.params, self.env.dim, np.ascontiguousarray(grid_means),
                               grid_sizes, round_t, round_big_t, float(self.level), float(self.env.optimum),
                               float(self.env.sigma), self.env.reward_code, float(v.radius_coef), v.skip_step1, v.skip_step2,
-                              v.skip_step3, v.reuse_step1, v.warm_start, np.asarray(noise_keys, dtype=np.uint64),
+                              v.skip_step3, v.reuse_step1, v.warm_start, v.last_query,
+                              np.asarray(noise_keys, dtype=np.uint64),
                               np.asarray(policy_keys, dtype=np.uint64), checkpoints, curves, finals, cand, passed)
         out = {name: finals[:, j].copy() for j, name in enumerate(FINAL_NAMES)}
         for i in range(self.diagnostic_rounds):

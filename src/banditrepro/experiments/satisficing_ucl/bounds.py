@@ -16,6 +16,14 @@ def thm7_pull_bounds(gaps: np.ndarray, sigma: float, t) -> np.ndarray:
     return (8 * sigma**2 / gaps**2 + 2) * portable.log(t) + 3
 
 
+def sufficing_pull_bounds(gaps: np.ndarray, sigma: float, delta: float, divisor: int) -> np.ndarray:
+    """Theorems 10 (divisor 2) and 11 (divisor 3): n_i^T < 4 sigma^2 Phi^-1(1 - delta/divisor)^2 / Delta_i^2 + 1
+    for each non-satisfying arm."""
+    gaps = gaps[gaps > 0]
+    q = float(ndtri(1 - delta / divisor))
+    return 4 * sigma**2 * q**2 / gaps**2 + 1
+
+
 def _equal_sigma(instance: GaussianInstance) -> float:
     if not np.allclose(instance.sigma, instance.sigma[0]):
         raise ValueError("Theorems 7, 8, 10, 11 are stated for equal sigma_s")

@@ -86,6 +86,10 @@ ALGORITHM_PARAMS = {
     "threshold": Param(float, default=None, doc="M (A2/A4) or Pi (A6/A8); only the satisficing variants take one"),
     "delta": Param(float, default=None, doc="delta of the sufficing variants A3/A4/A7/A8"),
     "choice_rule": Param(str, default="random", choices=tuple(CHOICE_RULES), doc="choice within the eligible set"),
+    "standardised": Param(bool, default=False,
+                          doc="run a raw-reward variant (A1-A4) on the standardised instance of Lemma 5: means "
+                              "x_i = (m_i - M)/sigma_i, unit variance, happiness threshold 0; with the experiment's "
+                              "shared noise, pull k of arm i draws x_i + Z_ik, the standardised draw of the raw run"),
 }
 
 
@@ -115,10 +119,20 @@ def policy_for(instance: GaussianInstance, algo: dict):
                happiness_threshold=instance.happiness_threshold, regret_threshold=agent_threshold)
 
 
+def standardised_instance(instance: GaussianInstance) -> GaussianInstance:
+    """Lemma 5's instance: means x_i, unit variance, happiness threshold 0 (r~ >= 0 exactly when r >= M)."""
+    return GaussianInstance(instance.x, np.ones_like(instance.sigma), 0.0)
+
+
 @simulation_builder("gaussian_ucl", params=INSTANCE_PARAMS, algorithm=ALGORITHM_PARAMS)
 def build(experiment, algorithm: str) -> StepSimulation:
     instance = GaussianInstance.from_params(experiment.params)
     algo = experiment.algorithms[algorithm]
+    if algo["standardised"]:
+        if VARIANTS[algo["variant"]][2]:
+            raise ValueError(f"{algorithm}: 'standardised' runs a raw-reward variant (A1-A4) on Lemma 5's instance; "
+                             f"{algo['variant']} already standardises its observations")
+        instance = standardised_instance(instance)
     kernel, params = policy_for(instance, algo)
     env, env_params = gaussian_arms(instance.means, instance.sigma)
     _, eligible, robust = VARIANTS[algo["variant"]]

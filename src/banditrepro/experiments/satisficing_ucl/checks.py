@@ -19,7 +19,7 @@ from ...report.checks import (
     per_replication,
     verdict_from,
 )
-from .bounds import thm7_pull_bounds
+from .bounds import sufficing_pull_bounds, thm7_pull_bounds
 from .builders import GaussianInstance
 
 
@@ -169,3 +169,49 @@ def ratio_in_range(ctx, figure, panel, numerator, denominator, low, high, z=2.0)
     return ClaimResult(measured=f"{numerator}/{denominator} at T={ctx.point(figure, panel, numerator).t} = "
                                 f"{fmt(ratio)} ± {fmt(se)}",
                        threshold=f"in [{low}, {high}] by > {z} s.e.", verdict=verdict)
+
+
+@claim_check("ucl_sufficing_pull_counts")
+def sufficing_pull_counts(ctx, experiment, algorithm, delta, divisor, threshold=None):
+    """Theorems 10 (divisor 2, A3) and 11 (divisor 3, A4): E[n_i^T] of each non-satisfying arm is below
+    4 sigma^2 Phi^-1(1 - delta/divisor)^2 / Delta_i^2 + 1."""
+    exp = ctx.spec.experiments[experiment]
+    inst = GaussianInstance.from_params(exp.params)
+    gaps = inst.gaps(False, threshold)
+    bounds = sufficing_pull_bounds(gaps, float(inst.sigma[0]), delta, divisor)
+    out = ctx.replications(experiment)[algorithm]
+    pulls = out.pulls[:, -1, :].mean(axis=0)[gaps > 0]
+    theorem = {2: "Thm 10", 3: "Thm 11"}[int(divisor)]
+    return ClaimResult(measured="E[n_i^T] = " + ", ".join(fmt(p) for p in pulls),
+                       threshold=f"< {theorem} bounds " + ", ".join(fmt(b) for b in bounds),
+                       verdict=verdict_from(bool(np.all(pulls < bounds))))
+
+
+@claim_check("ucl_lemma5_equivalence")
+def lemma5_equivalence(ctx, experiment, robust, standardised):
+    """Lemma 5, exactly: the robust variant ``robust`` on (m, sigma) and the raw-reward variant
+    ``standardised`` on the standardised instance (x, 1), fed the same draws, make the same choice at every
+    step of every replication, so their pull counts agree at every checkpoint and the robust run's x-unit
+    regret equals the standardised run's regret."""
+    outs = ctx.replications(experiment)
+    a, b = outs[robust], outs[standardised]
+    same = np.all(a.pulls == b.pulls, axis=(1, 2))
+    regret_gap = float(np.max(np.abs(a.curves["regret_x"] - b.curves["regret"])))
+    return ClaimResult(measured=f"identical choices in {int(same.sum())} of {len(same)} replications; "
+                                f"max |regret_x({robust}) - regret({standardised})| = {fmt(regret_gap)}",
+                       threshold="every replication identical, regrets equal within 1e-9",
+                       verdict=verdict_from(bool(same.all()) and regret_gap < 1e-9))
+
+
+@claim_check("ucl_printed_standardised_means")
+def printed_standardised_means(ctx, experiment, printed_x, printed_best):
+    """The instance's standardised means x_i = (m_i - M)/sigma_i (eq 20) against the paper's printed x and
+    optimal arm (Sec. VII: 'x = [-1 0 1 2/3] and i* = 3'; ``printed_best`` 0-based)."""
+    inst = GaussianInstance.from_params(ctx.spec.experiments[experiment].params)
+    printed = np.asarray(printed_x, dtype=np.float64)
+    gap = float(np.max(np.abs(inst.x - printed)))
+    best = int(np.argmax(inst.x))
+    return ClaimResult(measured=f"x = [{', '.join(fmt(v) for v in inst.x)}], i* = {best + 1}; "
+                                f"max |x - printed x| = {fmt(gap)}",
+                       threshold=f"x = [{', '.join(fmt(v) for v in printed)}] and i* = {int(printed_best) + 1}",
+                       verdict=verdict_from(gap < 1e-9 and best == int(printed_best)))
