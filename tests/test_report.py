@@ -235,4 +235,4 @@ def test_overall_report_states_its_provenance_and_warns_below_paper_scale(tmp_pa
     assert lines[:3] == ["# banditrepro replication report", "",
                          f"scale `{scale}` · seed 7 · banditrepro {banditrepro.__version__} · commit `abc123`"]
     assert (f"> Built at scale `{scale}`" in text) is (scale != "paper")
-    assert "| [toy](toy/report.md) | 1 | 1 | 0 | 0 | 0/0 | 0/0 |" in text
+    assert "| [toy](toy/report.md) | 1 | 1 | 0 |  | 0 | 0/0 | 0/0 |" in text  # nothing not reproduced: no causes
