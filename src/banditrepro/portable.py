@@ -15,7 +15,8 @@ on any x86-64 CPU with AVX2 or AVX-512, Intel or AMD. Two kinds of NumPy calls b
   OpenBLAS picks its kernels by CPU (``OPENBLAS_CORETYPE`` overrides the choice), and they accumulate
   in different orders, with or without FMA.
 
-The functions here evaluate the C library's scalar functions element by element in numba (numba
+The functions here evaluate the C library's scalar functions element by element, with Python's math
+module for small arrays and in numba for large ones (numba
 calls the same glibc ``exp``/``log``/``pow`` as Python's math module; glibc selects its FMA variant on
 every CPU with AVX2, AVX-512 CPUs included; without fast-math LLVM neither reorders nor fuses the
 arithmetic) and reduce with element-wise products and NumPy's pairwise sums (``add`` has no AVX-512
@@ -30,53 +31,48 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+# Arrays up to this size are evaluated with Python's math module, which calls the same C library
+# functions as the numba kernels (so the same bits): a job that needs only a few hundred values (a
+# checkpoint grid, the Beta sampler's ziggurat table, a claim's statistics) then loads no compiled kernel,
+# which costs a process about 0.3 s (numba's code generator starts on the first kernel call).
+SMALL_ARRAY = 65536
 
 
-@njit(cache=True)
-def _exp(x, out):
-    for i in range(x.size):
-        out[i] = math.exp(x[i])
+def _elementwise(name: str, fn, args: tuple[np.ndarray, ...], out: np.ndarray) -> None:
+    """out[i] = fn(args[0][i], ...) over flat contiguous float64 arrays: in Python for small arrays,
+    else (or where Python's math raises instead of returning inf/nan: overflow, log of 0) in numba."""
+    if out.size <= SMALL_ARRAY:
+        try:
+            out[...] = [fn(*vals) for vals in zip(*(a.tolist() for a in args))]
+            return
+        except (OverflowError, ValueError):
+            pass
+    from . import portable_kernels  # imports numba: only here, where a kernel runs
+
+    getattr(portable_kernels, name)(*args, out)
 
 
-@njit(cache=True)
-def _log(x, out):
-    for i in range(x.size):
-        out[i] = math.log(x[i])
-
-
-@njit(cache=True)
-def _log10(x, out):
-    for i in range(x.size):
-        out[i] = math.log10(x[i])
-
-
-@njit(cache=True)
-def _power(x, y, out):
-    for i in range(x.size):
-        out[i] = math.pow(x[i], y[i])
-
-
-def _unary(kernel, x) -> np.ndarray:
+def _unary(name: str, fn, x) -> np.ndarray:
     a = np.ascontiguousarray(x, dtype=np.float64)
     out = np.empty_like(a)
-    kernel(a.reshape(-1), out.reshape(-1))
+    _elementwise(name, fn, (a.reshape(-1),), out.reshape(-1))
     return out
 
 
 def exp(x) -> np.ndarray:
     """e^x element-wise (the C library's ``exp``), as a float64 array of x's shape."""
-    return _unary(_exp, x)
+    return _unary("exp", math.exp, x)
 
 
 def log(x) -> np.ndarray:
     """ln x element-wise (the C library's ``log``)."""
-    return _unary(_log, x)
+    return _unary("log", math.log, x)
 
 
 def log10(x) -> np.ndarray:
     """log10 x element-wise (the C library's ``log10``)."""
-    return _unary(_log10, x)
+    return _unary("log10", math.log10, x)
 
 
 def power(x, y) -> np.ndarray:
@@ -84,7 +80,7 @@ def power(x, y) -> np.ndarray:
     a, b = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
     a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
     out = np.empty(a.shape)
-    _power(a.reshape(-1), b.reshape(-1), out.reshape(-1))
+    _elementwise("power", math.pow, (a.reshape(-1), b.reshape(-1)), out.reshape(-1))
     return out
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ...algorithms import censored_baselines as cb
 from ...algorithms import rcucb
@@ -13,6 +13,9 @@ from ...environments import censored as ce
 from ...registry import OMITTED, Param, complete, complete_entry, simulation_builder
 from . import forest_model
 from .loops import CensoredSimulation
+
+if TYPE_CHECKING:  # annotations only: the jobs that load the paper need not import pandas
+    import pandas as pd
 
 INSTANCES = ("poscorr", "negcorr", "indep", "many_arms", "low_censoring")
 GRID_FIELDS = {
