@@ -42,6 +42,7 @@ from banditrepro.report.findings import (
     check_findings,
     headline_sentence,
     render_findings,
+    sanity_sentence,
     verdict_line,
 )
 from banditrepro.report.report import overall_report
@@ -340,16 +341,30 @@ def test_verdict_line_counts_headline_claims_only():
 
 def test_headline_sentence_names_what_did_not_reproduce():
     assert headline_sentence(_claims_df(TALLY_ROWS)) == (
-        "2 of the paper's 4 headline claims reproduce, 1 does not (H2) and 1 is inconclusive (H3).")
+        "2 of the paper's 4 headline claims reproduce. 1 does not reproduce: H2. 1 is inconclusive on the "
+        "measurement: H3.")
     two_bad = _claims_df([("A", "not_reproduced", "headline"), ("B", "not_reproduced", "headline"),
                           ("C", "reproduced", "headline")])
-    assert headline_sentence(two_bad) == "1 of the paper's 3 headline claims reproduces and 2 do not (A, B)."
+    assert headline_sentence(two_bad) == "1 of the paper's 3 headline claims reproduces. 2 do not reproduce: A and B."
     assert headline_sentence(_claims_df(TALLY_ROWS[-2:])) == "This paper has no headline claims."
     unbuilt = _claims_df(TALLY_ROWS).assign(measured=["m", "m", "m", "not measured"] + ["m"] * 4,
                                             verdict=["reproduced", "not_reproduced", "inconclusive", "inconclusive"]
                                             + ["reproduced"] * 4)
-    assert headline_sentence(unbuilt) == ("1 of the paper's 4 headline claims reproduces, 1 does not (H2), 1 is "
-                                          "inconclusive (H3) and 1 could not be measured, its figure not built (H4).")
+    assert headline_sentence(unbuilt) == (
+        "1 of the paper's 4 headline claims reproduces, while H4 could not be measured because its figure was not "
+        "built. 1 does not reproduce: H2. 1 is inconclusive on the measurement: H3.")
+
+
+def test_headline_sentence_names_stand_in_data_in_its_first_sentence():
+    standin = _claims_df(TALLY_ROWS).assign(
+        statement=["s", "s", "[STAND-IN DATA] s", "[STAND-IN DATA] s"] + ["s"] * 4,
+        measured=["m", "m", "m", "not measured"] + ["m"] * 4,
+        verdict=["reproduced", "not_reproduced", "inconclusive", "inconclusive"] + ["reproduced"] * 4)
+    text = headline_sentence(standin)
+    first = text.split(". ")[0]
+    assert "H3 is counted inconclusive because its figure runs on stand-in data" in first
+    assert "H4 could not be measured because its figure was not built" in first
+    assert "inconclusive on the measurement" not in text  # H3 is not counted twice
 
 
 def test_overall_report_tallies_headline_claims_and_shows_findings(tmp_path):
@@ -382,7 +397,8 @@ def test_findings_placeholders_are_filled_from_the_claims():
     ])
     out = render_findings(spec, _findings_df())
     assert out[0] == headline_sentence(_findings_df())
-    assert out[1:] == ["H2 fails: ratio 1.31 against <= 1.1 (not reproduced).",
+    assert out[1] == sanity_sentence(_findings_df())  # C4.5 (sanity) is inconclusive
+    assert out[2:] == ["H2 fails: ratio 1.31 against <= 1.1 (not reproduced).",
                        "The C4.5 check (sanity) measured gap 0.2."]
 
 
@@ -393,10 +409,10 @@ def test_findings_when_hides_a_stale_sentence():
         {"text": "H1 and H2 both hold.", "when": {"H1": "reproduced", "H2": "reproduced"}},
         {"text": "H2 is not a reproduction.", "when": {"H2": ["not_reproduced", "inconclusive"]}},
     ])
-    out = render_findings(spec, _findings_df())[1:]
+    out = render_findings(spec, _findings_df())[2:]  # after the headline and failed-sanity sentences
     assert out == ["H1 reproduces: R(T) = 3.5 ± 0.2.", "H2 is not a reproduction."]
     flipped = _findings_df().assign(verdict=["not_reproduced", "reproduced", "inconclusive"])
-    assert render_findings(spec, flipped)[1:] == ["H1 fails: R(T) = 3.5 ± 0.2."]
+    assert render_findings(spec, flipped)[2:] == ["H1 fails: R(T) = 3.5 ± 0.2."]
 
 
 @pytest.mark.parametrize("entry, message", [

@@ -188,11 +188,11 @@ GLANCE_ROWS = [{"paper": "p", "claim_id": "A", "kind": "headline", "measured": "
 def test_glance_table_counts_headline_claims_and_states_the_headline_sentence():
     table = glance.glance_table(GLANCE_ROWS).splitlines()
     assert table[0] == "| " + " | ".join(glance.GLANCE_HEADER) + " |"
-    assert table[2] == ("| `p` | 2 | 1 | 0 | 1 | 1 of the paper's 2 headline claims reproduces and 1 is "
-                        "inconclusive (B). |")
+    assert table[2] == ("| `p` | 2 | 1 | 0 | 1 | 1 of the paper's 2 headline claims reproduces. 1 is inconclusive "
+                        "on the measurement: B. |")
     # a pipe in a claim id is escaped so that the Markdown row keeps its cells
-    assert table[3] == ("| `q` | 2 | 0 | 1 | 1 | 0 of the paper's 2 headline claims reproduce, 1 does not (C\\|2) "
-                        "and 1 could not be measured, its figure not built (C1). |")
+    assert table[3] == ("| `q` | 2 | 0 | 1 | 1 | 0 of the paper's 2 headline claims reproduce, while C1 could not be "
+                        "measured because its figure was not built. 1 does not reproduce: C\\|2. |")
     assert len(table) == 4
 
 

@@ -18,13 +18,12 @@ from . import checks as _generic_checks  # noqa: F401  (registers the generic ch
 from .checks import ClaimResult
 from .context import ResultsContext
 from .diagnosis import CAUSE_COLUMN, claim_cause
-from .vocabulary import INCONCLUSIVE, NOT_MEASURED
+from .vocabulary import INCONCLUSIVE, NOT_MEASURED, STANDIN_MARK
 
 #: the contract columns of a claims table, first and in this order in every claims CSV
 CLAIM_COLUMNS = ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
 #: the columns written: the contract, then the diagnosis (the claim's declared cause while it is not reproduced)
 CLAIMS_CSV_COLUMNS = CLAIM_COLUMNS + [CAUSE_COLUMN]
-STANDIN_MARK = "[STAND-IN DATA] "
 
 
 def claim_kind(claim: dict) -> str:

@@ -6,6 +6,11 @@ built claim's field (``measured``, ``threshold``, ``verdict``, ``statement``, ``
 while every condition holds, so a sentence never outlives the numbers it describes. No number is
 written into a sentence by hand. A placeholder or condition naming an unknown claim or field is a
 configuration error, raised when the workflow is planned (``snakemake -n``).
+
+Findings are plain (issue 30): one fact per sentence with at most :data:`MAX_NUMBERS` numbers, the raw
+measurement left to the claims table, and every sentence about a claim shown only under that claim's
+verdict. :func:`style_problems` (the config) and :func:`sentence_problems` (the rendered sentences) say
+where a paper's findings break that rule; tests run them over every paper.
 """
 
 from __future__ import annotations
@@ -22,10 +27,15 @@ from .vocabulary import (
     NOT_MEASURED,
     NOT_REPRODUCED,
     REPRODUCED,
+    SANITY,
+    STANDIN_MARK,
     VERDICTS,
     claim_records,
     tally,
 )
+
+#: the most numbers one findings sentence may state (claim ids and references such as "Fig 3" aside)
+MAX_NUMBERS = 2
 
 FIELDS = ("measured", "threshold", "verdict", "statement", "figure", "kind")
 # {<claim id>.<field>}: the id may itself contain dots (C4.5), the field is after the last one
@@ -94,53 +104,86 @@ def verdict_line(claims, causes: dict[str, str] | None = None) -> str:
     return line
 
 
-def _ids_by_cause(claims, ids: list[str], verdict: str, causes: dict[str, str]) -> str:
-    """'C1, C2' or, for a table with a cause column, '2 LCB test unreachable: C1, C2; 1 undiagnosed: C3'."""
+def _ids(ids: list[str]) -> str:
+    return ", ".join(ids[:-1]) + " and " + ids[-1] if len(ids) > 1 else ids[0]
+
+
+def _cause_sentences(claims, ids: list[str], verdict: str, causes: dict[str, str]) -> list[str]:
+    """For a table with a cause column, one sentence per cause: '10 LCB test unreachable: C1 and C2.', each
+    cause by its label in ``causes``; none for a table without one."""
     if not has_causes(claims):
-        return ", ".join(ids)
+        return []
     rows = {str(r["claim_id"]): r for r in tally(claims).rows(HEADLINE, verdict) if str(r["claim_id"]) in ids}
-    groups = []
+    out = []
     for cause, n in cause_counts(claims, verdict):
         members = [cid for cid, r in rows.items()
                    if (is_undiagnosed(r) and cause == UNDIAGNOSED) or str(r.get("cause") or "") == cause]
-        groups.append(f"{n} {causes.get(cause, cause)}: {', '.join(members)}")
-    return "; ".join(groups) if groups else ", ".join(ids)
+        if members:
+            out.append(f"{n} {causes.get(cause, cause)}: {_ids(members)}.")
+    return out
 
 
 def headline_sentence(claims, causes: dict[str, str] | None = None) -> str:
-    """The automatic first finding: how the headline claims fared, naming those that did not reproduce
-    and, apart from the inconclusive ones, those that could not be measured (their figure not built).
-    ``claims``: a claims table, or rows with claim_id, kind, measured and verdict (the verdicts file's).
-    A table with a cause column groups the failures by cause, each by its label in ``causes``."""
+    """The automatic first finding: how the headline claims fared, one fact per sentence. The first
+    sentence names the headline claims counted inconclusive for want of real data (their figure runs on
+    stand-in data, or was not built); the next ones name those that did not reproduce and those that are
+    inconclusive on the measurement, grouped by cause when the table has a cause column (each cause by its
+    label in ``causes``). ``claims``: a claims table, or rows with claim_id, kind, measured and verdict (the
+    verdicts file's; without a statement column no claim reads as stand-in)."""
     causes = causes or {}
     t = tally(claims)
     ok, bad, unsure = (t.ids(HEADLINE, v) for v in VERDICTS)
     n = t.count(HEADLINE)
     if n == 0:
         return "This paper has no headline claims."
-    unmeasured = {str(r["claim_id"]) for r in t.rows(HEADLINE, INCONCLUSIVE) if str(r["measured"]) == NOT_MEASURED}
-    missing = [c for c in unsure if c in unmeasured]
-    unsure = [c for c in unsure if c not in unmeasured]
-    parts = [f"{len(ok)} of the paper's {n} headline claims reproduce{'s' if len(ok) == 1 else ''}"]
+    unsure_rows = t.rows(HEADLINE, INCONCLUSIVE)
+    unmeasured = [str(r["claim_id"]) for r in unsure_rows if str(r["measured"]) == NOT_MEASURED]
+    standin = [str(r["claim_id"]) for r in unsure_rows
+               if str(r["claim_id"]) not in unmeasured and str(r.get("statement", "")).startswith(STANDIN_MARK)]
+    unsure = [c for c in unsure if c not in unmeasured and c not in standin]
+    first = f"{len(ok)} of the paper's {n} headline claims reproduce{'s' if len(ok) == 1 else ''}"
+    reasons = []
+    if standin:
+        reasons.append(f"{_ids(standin)} {'is' if len(standin) == 1 else 'are'} counted inconclusive because "
+                       f"{'its figure runs' if len(standin) == 1 else 'their figures run'} on stand-in data")
+    if unmeasured:
+        reasons.append(f"{_ids(unmeasured)} could not be measured because "
+                       f"{'its figure was' if len(unmeasured) == 1 else 'their figures were'} not built")
+    sentences = [first + (", while " + " and ".join(reasons) if reasons else "") + "."]
     if bad:
-        parts.append(f"{len(bad)} {'does' if len(bad) == 1 else 'do'} not "
-                     f"({_ids_by_cause(claims, bad, NOT_REPRODUCED, causes)})")
+        grouped = _cause_sentences(claims, bad, NOT_REPRODUCED, causes)
+        verb = "does" if len(bad) == 1 else "do"
+        sentences += [f"{len(bad)} {verb} not reproduce."] + grouped if grouped else \
+            [f"{len(bad)} {verb} not reproduce: {_ids(bad)}."]
     if unsure:
-        parts.append(f"{len(unsure)} {'is' if len(unsure) == 1 else 'are'} inconclusive "
-                     f"({_ids_by_cause(claims, unsure, INCONCLUSIVE, causes)})")
-    if missing:
-        parts.append(f"{len(missing)} could not be measured, {'its' if len(missing) == 1 else 'their'} figure "
-                     f"not built ({', '.join(missing)})")
-    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return text + "."
+        grouped = _cause_sentences(claims, unsure, INCONCLUSIVE, causes)
+        verb = "is" if len(unsure) == 1 else "are"
+        sentences += [f"{len(unsure)} {verb} inconclusive on the measurement."] + grouped if grouped else \
+            [f"{len(unsure)} {verb} inconclusive on the measurement: {_ids(unsure)}."]
+    return " ".join(sentences)
+
+
+def sanity_sentence(claims) -> str | None:
+    """The automatic finding on failed sanity checks (None when every sanity claim reproduced): a setup
+    that does not behave as built undermines the verdicts that rest on it, so the failure is said plainly."""
+    t = tally(claims)
+    failed = [c for v in (NOT_REPRODUCED, INCONCLUSIVE) for c in t.ids(SANITY, v)]
+    if not failed:
+        return None
+    return (f"{len(failed)} of {t.count(SANITY)} sanity checks did not hold ({_ids(failed)}): the setup they test "
+            "does not behave as built, so read the verdicts that rest on it with care.")
 
 
 def render_findings(spec, claims) -> list[str]:
-    """The findings sentences that hold for these claims: the automatic headline sentence, then every
-    config entry whose ``when`` conditions hold, its placeholders filled from the claims."""
+    """The findings sentences that hold for these claims: the automatic headline sentence, the automatic
+    sentence on failed sanity checks (if any), then every config entry whose ``when`` conditions hold,
+    its placeholders filled from the claims."""
     entries = check_findings(spec)
     rows = {str(r["claim_id"]): r for r in claim_records(claims)}
     out = [headline_sentence(claims, causes_of(spec.config))]
+    sanity = sanity_sentence(claims)
+    if sanity:
+        out.append(sanity)
     for i, entry in enumerate(entries):
         conds = _when(entry)
         if any(cid not in rows or str(rows[cid]["verdict"]) not in allowed for cid, allowed in conds.items()):
@@ -176,3 +219,79 @@ def read_findings(report: Path) -> str | None:
                 body.append(nxt)
             return "\n".join(body).strip("\n")
     return None
+
+
+# --------------------------------------------------------------------------------------- plain findings
+# A number is a numeric literal standing on its own: digits glued to a letter or a dot (claim ids C1.1,
+# F3a2, setting names K20_tau0.8) are part of a name, and a reference (Fig 3, Figs 2–3, Theorem 4.2,
+# Setting 4, Table II) names a place in the paper, not a measurement.
+NUMBER = re.compile(r"(?<![\w.^])\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?")
+REFERENCE = re.compile(r"\b(?:Figs?|Figures?|Tables?|Settings?|Sections?|Sec|Theorems?|Thm|Lemmas?|Eqs?|"
+                       r"Equations?|Corollary|Corollaries|Assumptions?|Algorithms?|Propositions?|Remarks?|Cases?|"
+                       r"Examples?|Definitions?|Appendix|lines?|p|pp)\.?\s*\(?\d+[a-z]?(?:\s*[.,–-]\s*\d+[a-z]?)*\)?")
+# a sentence ends at . ! ? followed by a space and a capital, digit, quote or bracket, unless the dot
+# closes an abbreviation
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“])")
+ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "cf.", "Fig.", "Figs.", "Eq.", "Sec.", "resp.", "approx.", "et al.")
+
+
+def sentences_of(text: str) -> list[str]:
+    """A findings text cut into sentences (abbreviations such as "e.g." or "Fig." do not end one)."""
+    out, start = [], 0
+    for m in SENTENCE_END.finditer(text):
+        head = text[start:m.start()]
+        if not head.endswith(ABBREVIATIONS):
+            out.append(head.strip())
+            start = m.end()
+    out.append(text[start:].strip())
+    return [x for x in out if x]
+
+
+def numbers_in(sentence: str) -> list[str]:
+    """The numbers a sentence states, references to the paper's figures, sections and results aside."""
+    return NUMBER.findall(REFERENCE.sub(" ", sentence))
+
+
+def _named_ids(text: str, ids) -> set[str]:
+    """The claim ids a text names outside ``{id.verdict}`` placeholders (a sentence that prints a verdict
+    needs no condition on it)."""
+    bare = PLACEHOLDER.sub(lambda m: "" if m.group(2) == "verdict" else m.group(1), text)
+    return {cid for cid in ids if re.search(rf"(?<![\w.]){re.escape(cid)}(?!\.?\w)", bare)}
+
+
+def style_problems(spec) -> list[str]:
+    """Where the paper's findings entries break the plain-findings rule, checked on the config: an entry
+    with no ``when``, or one that names a claim (by id or placeholder) without a condition on its
+    verdict, would assert what the claims table may not show; a ``{<id>.measured}`` placeholder puts the
+    raw measurement into a sentence (it belongs in the claims table)."""
+    ids = {c["id"] for c in spec.claims}
+    where = f"config/papers/{spec.paper}.yaml: findings"
+    problems = []
+    for i, entry in enumerate(check_findings(spec)):
+        when = _when(entry)
+        if not when:
+            problems.append(f"{where}[{i}]: no 'when': the sentence is shown whatever the verdicts are")
+        unconditioned = sorted(_named_ids(entry["text"], ids) - set(when))
+        if unconditioned:
+            problems.append(f"{where}[{i}]: names {', '.join(unconditioned)} without a 'when' on "
+                            f"{'its' if len(unconditioned) == 1 else 'their'} verdict")
+        raw = sorted({cid for cid, field in PLACEHOLDER.findall(entry["text"]) if field == "measured"})
+        if raw:
+            problems.append(f"{where}[{i}]: embeds the raw measurement of {', '.join(raw)} "
+                            "(it stays in the claims table)")
+    return problems
+
+
+def sentence_problems(findings: list[str], ids=()) -> list[str]:
+    """Rendered findings sentences that state more than :data:`MAX_NUMBERS` numbers (claim ids in
+    ``ids`` and references to the paper aside)."""
+    problems = []
+    for finding in findings:
+        for sentence in sentences_of(finding):
+            masked = sentence
+            for cid in sorted(ids, key=len, reverse=True):
+                masked = re.sub(rf"(?<![\w.]){re.escape(cid)}(?!\.?\w)", " ", masked)
+            found = numbers_in(masked)
+            if len(found) > MAX_NUMBERS:
+                problems.append(f"{len(found)} numbers ({', '.join(found)}) in: {sentence}")
+    return problems

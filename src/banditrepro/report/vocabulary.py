@@ -25,6 +25,8 @@ HEADLINE, VARIANT, SANITY = KINDS
 DEFAULT_KIND = HEADLINE
 #: the measured text of a claim whose figure was not built (its verdict is inconclusive)
 NOT_MEASURED = "not measured"
+#: the label before the statement of a claim whose figure runs on stand-in data (its verdict is inconclusive)
+STANDIN_MARK = "[STAND-IN DATA] "
 
 
 def claim_records(claims) -> list[dict]:
