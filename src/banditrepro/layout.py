@@ -128,6 +128,16 @@ def robustness_file(paper) -> str:
     return f"{RESULTS}/{paper}/robustness.csv"
 
 
+def paper_page_file(paper) -> str:
+    """The paper report as one HTML page (figures embedded), for Snakemake's HTML report."""
+    return f"{RESULTS}/{paper}/report.html"
+
+
+def paper_glance_file(paper) -> str:
+    """The paper's row of the HTML report's results-at-a-glance table (an HTML fragment)."""
+    return f"{RESULTS}/{paper}/glance.html"
+
+
 REPORT_FILE = f"{RESULTS}/report.md"
 
 
@@ -193,6 +203,10 @@ def robustness_log(paper) -> str:
     return f"{LOGS}/{paper}/robustness.log"
 
 
+def paper_page_log(paper) -> str:
+    return f"{LOGS}/{paper}/report_html.log"
+
+
 REPORT_LOG = f"{LOGS}/report.log"
 
 
@@ -238,6 +252,8 @@ READINGS_PATTERN = readings_file(_P)
 TABLE_CSV_PATTERN = table_file(_P, _T, "csv")
 TABLE_MD_PATTERN = table_file(_P, _T, "md")
 PAPER_REPORT_PATTERN = paper_report_file(_P)
+PAPER_PAGE_PATTERN = paper_page_file(_P)
+PAPER_GLANCE_PATTERN = paper_glance_file(_P)
 ROBUSTNESS_PATTERN = robustness_file(_P)
 FIGURE_PNG_PATTERN = figure_file(_P, _F, "png")
 FIGURE_PDF_PATTERN = figure_file(_P, _F, "pdf")
@@ -255,6 +271,7 @@ CLAIMS_LOG_PATTERN = claims_log(_P)
 READINGS_LOG_PATTERN = readings_log(_P)
 TABLE_LOG_PATTERN = table_log(_P, _T)
 PAPER_REPORT_LOG_PATTERN = paper_report_log(_P)
+PAPER_PAGE_LOG_PATTERN = paper_page_log(_P)
 ROBUSTNESS_LOG_PATTERN = robustness_log(_P)
 SEED_SIMULATE_LOG_PATTERN = simulate_log(_P, _E, _S, seed=_SEED)
 SEED_SUMMARIZE_LOG_PATTERN = summarize_log(_P, _F, seed=_SEED)

@@ -224,6 +224,7 @@ def paper_targets(paper):
         paper_figure_files(paper)
         + paper_table_files(paper)
         + [layout.claims_file(paper), layout.paper_report_file(paper)]
+        + [layout.paper_page_file(paper), layout.paper_glance_file(paper)]  # for `snakemake --report`
         + paper_result_files(paper)
     )
 

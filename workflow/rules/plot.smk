@@ -9,7 +9,7 @@ rule plot_figure:
         png=report(
             layout.FIGURE_PNG_PATTERN,
             category="{paper}",
-            subcategory="figures",
+            subcategory="2. figures",
             labels={"item": "{figure}", "file": "{figure}.png"},
             caption="../../report/figure.rst",
         ),

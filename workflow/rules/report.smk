@@ -28,13 +28,7 @@ rule claims:
     input:
         lambda w: claim_figure_files(w.paper),
     output:
-        report(
-            layout.CLAIMS_PATTERN,
-            category="{paper}",
-            subcategory="claims",
-            labels={"item": "claims", "file": "claims.csv"},
-            caption="../../report/claims.rst",
-        ),
+        layout.CLAIMS_PATTERN,
     params:
         seed=config["seed"],
         scale=config["scale"],
@@ -69,13 +63,7 @@ rule table:
     input:
         unpack(table_inputs),
     output:
-        csv=report(
-            layout.TABLE_CSV_PATTERN,
-            category="{paper}",
-            subcategory="tables",
-            labels={"item": "table {table}", "file": "{table}.csv"},
-            caption="../../report/table.rst",
-        ),
+        csv=layout.TABLE_CSV_PATTERN,
         md=layout.TABLE_MD_PATTERN,
     params:
         seed=run_seed,
@@ -94,13 +82,7 @@ rule paper_report:
     input:
         unpack(paper_report_inputs),
     output:
-        report(
-            layout.PAPER_REPORT_PATTERN,
-            category="{paper}",
-            subcategory="report",
-            labels={"item": "findings, verdicts and claims", "file": "report.md"},
-            caption="../../report/paper_report.rst",
-        ),
+        layout.PAPER_REPORT_PATTERN,
     params:
         seed=config["seed"],
         scale=config["scale"],
@@ -115,6 +97,37 @@ rule paper_report:
         "../../environment.yml"
     script:
         "../scripts/paper_report.py"
+
+
+# The paper report as one HTML page for Snakemake's HTML report (`snakemake --report results/report.html`):
+# the report shows an HTML result in a frame, but a CSV or Markdown one only as a link that a browser opens
+# blank, so the claims table, the tables and the findings reach it rendered here, the figures embedded with
+# their captions beneath them. The glance row feeds the report's main page (report/workflow.rst).
+rule paper_page:
+    input:
+        report=layout.PAPER_REPORT_PATTERN,
+        claims=layout.CLAIMS_PATTERN,
+        figures=lambda w: paper_figure_files(w.paper),
+    output:
+        page=report(
+            layout.PAPER_PAGE_PATTERN,
+            category="{paper}",
+            subcategory="1. report",
+            labels={"item": "findings, claims, tables and figures", "file": "report.html"},
+            caption="../../report/paper_report.rst",
+        ),
+        glance=layout.PAPER_GLANCE_PATTERN,
+    params:
+        seed=config["seed"],
+        scale=config["scale"],
+        standin=lambda w: sorted(figure_availability(w.paper).standin),
+        figures=lambda w: paper_figures(w.paper),  # {figure: [png, pdf]}
+    log:
+        layout.PAPER_PAGE_LOG_PATTERN,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/paper_page.py"
 
 
 rule report:

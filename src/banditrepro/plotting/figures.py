@@ -35,7 +35,7 @@ REF_STYLES = ["--", ":", "-.", (0, (5, 1, 1, 1))]
 LINESTYLES = ["-", (0, (6, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2))]
 
 
-def theme_rc() -> dict:
+def base_theme_rc() -> dict:
     """Matplotlib settings of the figures: seaborn's whitegrid style and paper context.
 
     The font is pinned to DejaVu Sans (shipped with matplotlib; seaborn asks for Arial first) so that
@@ -49,10 +49,28 @@ def theme_rc() -> dict:
     return rc
 
 
+#: a figure this many panel columns wide is shown at about half its size in a report pane (Snakemake's HTML
+#: report, a Markdown viewer): its text is drawn larger and its legend once, below the panels
+WIDE_COLUMNS = 3
+#: how much larger the text of a wide figure is drawn
+WIDE_FONT_SCALE = 1.5
+FONT_KEYS = ("font.size", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize", "legend.fontsize",
+             "legend.title_fontsize", "figure.titlesize")
+
+
+def theme_rc(font_scale: float = 1.0) -> dict:
+    """:func:`base_theme_rc` with every font size multiplied by ``font_scale``."""
+    rc = base_theme_rc()
+    for key in FONT_KEYS:
+        if isinstance(rc.get(key), (int, float)):
+            rc[key] = rc[key] * font_scale
+    return rc
+
+
 @contextmanager
-def theme():
+def theme(font_scale: float = 1.0):
     """The figures' theme for the duration of a block (drawing and saving: ticks are made at draw time)."""
-    with plt.rc_context(theme_rc()):
+    with plt.rc_context(theme_rc(font_scale)):
         yield
 
 
@@ -102,9 +120,34 @@ def _curve_panel(ax, ctx, figure: str, panel: dict, style: Style) -> None:
         ax.plot(d.t, d.value, color="0.25", ls=REF_STYLES[i % len(REF_STYLES)], lw=1.2, label=d.label.iloc[0])
 
 
+def font_scale_of(fig_spec: dict) -> float:
+    """The font scale of a figure: larger text for a figure of :data:`WIDE_COLUMNS` or more panel columns."""
+    rows, cols = fig_spec.get("layout", [1, len(fig_spec["panels"])])
+    return WIDE_FONT_SCALE if cols >= WIDE_COLUMNS else 1.0
+
+
 def plot_figure(ctx, figure: str, standin: bool = False):
-    with theme():
+    with theme(font_scale_of(ctx.spec.figures[figure])):
         return _plot_figure(ctx, figure, standin)
+
+
+def _shared_legend(axes_with_legend) -> tuple[list, list] | None:
+    """The one legend of panels that all show the same entries drawn alike (handles, labels), or None when
+    their entries differ from panel to panel (each panel then keeps its own legend)."""
+    entries = []
+    for ax in axes_with_legend:
+        handles, labels = ax.get_legend_handles_labels()
+        entries.append(dict(zip(labels, handles)))
+    if not entries or any(list(e) != list(entries[0]) for e in entries[1:]):
+        return None
+
+    def look(handle):
+        get = lambda name: getattr(handle, f"get_{name}", lambda: None)()  # noqa: E731 - a line or a patch
+        return tuple(str(get(name)) for name in ("color", "facecolor", "linestyle", "marker"))
+
+    if any(look(e[label]) != look(entries[0][label]) for e in entries[1:] for label in entries[0]):
+        return None
+    return list(entries[0].values()), list(entries[0])
 
 
 def _plot_figure(ctx, figure: str, standin: bool):
@@ -114,7 +157,10 @@ def _plot_figure(ctx, figure: str, standin: bool):
     rows, cols = fig_spec.get("layout", [1, len(panels)])
     width, height = fig_spec.get("size", [4.5 * cols, 3.4 * rows])
     style = Style.for_paper(spec)
+    wide = cols >= WIDE_COLUMNS
+    title_size = plt.rcParams["axes.titlesize"]
     fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False, sharex=fig_spec.get("sharex", False))
+    with_legend = []
     for ax, panel in zip(axes.flat, panels):
         if "band" in fig_spec:
             panel = {"band": fig_spec["band"], **panel}
@@ -124,23 +170,39 @@ def _plot_figure(ctx, figure: str, standin: bool):
         else:
             lookup(PANEL_PLOTTERS, "panel plotter", kind)(ax, ctx, figure, panel, style)
         if panel.get("title"):
-            ax.set_title(panel["title"], fontsize=10)
+            ax.set_title(panel["title"], fontsize=title_size)
         ax.set_xlabel(panel.get("xlabel", "t"))
         ax.set_ylabel(panel.get("ylabel", panel.get("metric", "")))
         ax.set_xscale(panel.get("xscale", "linear"))
         ax.set_yscale(panel.get("yscale", "linear"))
         if panel.get("legend", True) and ax.get_legend_handles_labels()[0]:
-            ax.legend()
+            with_legend.append(ax)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
+    if wide:  # tick labels are made at draw time, when save_figure's theme (scale 1) is in force: fix their size
+        for ax in axes.flat:
+            ax.tick_params(labelsize=plt.rcParams["xtick.labelsize"])
+    shared = _shared_legend(with_legend) if wide else None
+    if shared is None:
+        for ax in with_legend:
+            ax.legend()
     title = fig_spec["title"]
     if spec.scale != "paper":
         title += f"  [scale: {spec.scale}]"
-    fig.suptitle(textwrap.fill(title, width=max(40, int(width * 11))), fontsize=10)
+    fig.suptitle(textwrap.fill(title, width=max(40, int(width * 11 / font_scale_of(fig_spec)))), fontsize=title_size)
     if standin:
         fig.text(0.5, 0.5, "STAND-IN DATA", fontsize=40, color="red", alpha=0.25, ha="center", va="center",
                  rotation=25, transform=fig.transFigure)
-    fig.tight_layout()
+    if shared is None:
+        fig.tight_layout()
+    else:
+        # one legend below the panels, as wide as the figure allows; the panels fill the space above it
+        handles, labels = shared
+        legend = fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.0),
+                            ncol=min(len(labels), 2 * cols), frameon=False)
+        fig.canvas.draw()
+        bottom = legend.get_window_extent().height / fig.bbox.height
+        fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
 
