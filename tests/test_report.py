@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
+from headless_browser import HeadlessBrowser, find_chromium  # tests/ is on sys.path (conftest.py)
 
 import banditrepro
 from banditrepro import provenance
@@ -49,13 +51,13 @@ def built(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_html_report_holds_every_figure_with_its_caption_and_the_claims_and_tables(built):
+def test_html_report_holds_the_paper_page_every_figure_with_its_caption_and_the_glance(built):
     spec = load_paper(PAPER, "smoke", built)
     html = (built / "results" / "report.html").read_text()
     results, categories = _embedded(html, "results"), _embedded(html, "categories")
     assert set(categories) == {PAPER}
     figures = [f"figures/{PAPER}/{fig}.png" for fig in spec.figures]
-    assert sorted(categories[PAPER]["figures"]) == sorted(figures)
+    assert sorted(categories[PAPER]["2. figures"]) == sorted(figures)
     for path in figures:
         entry = results[path]
         fig = Path(path).stem
@@ -65,12 +67,117 @@ def test_html_report_holds_every_figure_with_its_caption_and_the_claims_and_tabl
         if spec.figures[fig].get("caption"):
             words = spec.figures[fig]["caption"].split()[:3]
             assert all(w.split("(")[0] in entry["caption"] for w in words), fig
-    assert categories[PAPER]["claims"] == [f"results/{PAPER}/claims.csv"]
-    claims = results[f"results/{PAPER}/claims.csv"]
-    assert base64.b64decode(claims["data_uri"].split("base64,", 1)[1]) == \
-        (built / "results" / PAPER / "claims.csv").read_bytes()
-    assert sorted(categories[PAPER]["tables"]) == sorted(f"results/{PAPER}/tables/{t}.csv" for t in spec.tables)
-    assert categories[PAPER]["report"] == [f"results/{PAPER}/report.md"]
+    # the paper's page, not raw CSV or Markdown links that a browser opens blank
+    assert categories[PAPER]["1. report"] == [f"results/{PAPER}/report.html"]
+    assert not [p for p in results if p.endswith((".csv", ".md"))]
+    page = base64.b64decode(results[f"results/{PAPER}/report.html"]["data_uri"].split("base64,", 1)[1]).decode()
+    assert page == (built / "results" / PAPER / "report.html").read_text()
+    # the main page opens with the results at a glance, this build's row of the paper
+    row = (built / "results" / PAPER / "glance.html").read_text().strip()
+    assert row.startswith(f"<tr><td><code>{PAPER}</code></td>") and row in html
+    assert html.index('id="results-at-a-glance"') < html.index("1. report")
+
+
+# what a reader sees: an element is visible when it has a size, is not hidden by style, lies in the
+# viewport and is what the browser finds at its centre (nothing covers it)
+VISIBLE_JS = """
+function visible(el) {
+  if (!el) return false;
+  const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+  if (r.width < 2 || r.height < 2 || s.visibility !== "visible" || s.display === "none" || +s.opacity === 0) return false;
+  if (r.bottom <= 0 || r.right <= 0 || r.top >= innerHeight || r.left >= innerWidth) return false;
+  const x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1);
+  const y = Math.min(Math.max(r.top + Math.min(r.height / 2, 8), 0), innerHeight - 1);
+  const hit = document.elementFromPoint(x, y);
+  return !!hit && (hit === el || el.contains(hit));
+}
+function show(el) { if (el) el.scrollIntoView({block: "center", inline: "nearest"}); return visible(el); }
+"""
+
+
+def _click(browser, selector_js: str, what: str) -> None:
+    """Click the element a JavaScript expression finds (as a reader would), or fail naming it."""
+    assert browser.evaluate(f"(() => {{ const el = {selector_js}; if (!el) return false; el.click(); return true; }})()"), \
+        f"no {what} to click in the report"
+
+
+def _link(text: str) -> str:
+    return f"[...document.querySelectorAll('a')].find(a => a.textContent.trim() === {json.dumps(text)})"
+
+
+def _page_shows(browser, context: int, figure_title: str) -> dict:
+    """What the paper page in the report's frame shows: a claims table whose verdict and kind cells are
+    visible, and a figure whose image and caption (with the figure's title) are visible."""
+    return browser.evaluate(VISIBLE_JS + f"""(() => {{
+      const tables = [...document.querySelectorAll("table")];
+      const claims = tables.find(t => {{
+        const head = [...t.querySelectorAll("th")].map(th => th.textContent.trim());
+        return head.includes("claim_id") && head.includes("verdict") && head.includes("kind");
+      }});
+      const verdict = claims && claims.querySelector("td.verdict");
+      const head = claims ? [...claims.querySelectorAll("th")].map(th => th.textContent.trim()) : [];
+      const kind = verdict && verdict.parentElement.children[head.indexOf("kind")];
+      const verdictShown = show(verdict), kindShown = visible(kind);
+      const figure = [...document.querySelectorAll("figure")]
+        .find(f => (f.querySelector("figcaption") || {{}}).textContent.includes({json.dumps(figure_title)}));
+      const img = figure && figure.querySelector("img"), caption = figure && figure.querySelector("figcaption");
+      return {{
+        verdict: verdict ? verdict.textContent.trim() : null, verdict_visible: verdictShown,
+        kind: kind ? kind.textContent.trim() : null, kind_visible: kindShown,
+        image_loaded: !!img && img.complete && img.naturalWidth > 0, image_visible: show(img),
+        caption_visible: show(caption), caption_under_image: !!img && img.nextElementSibling === caption,
+      }};
+    }})()""", context)
+
+
+@pytest.mark.slow
+def test_html_report_shows_verdicts_and_captioned_figures_in_a_real_browser(built, tmp_path):
+    """Opens the report in headless Chromium as a reader would: the main page's results at a glance, then
+    the paper, its report and, in the report's frame, the claims table and a figure with its caption."""
+    chromium = find_chromium()
+    if chromium is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Chromium: CI installs it (.ci/run, ci.yml); set $CHROMIUM to its path")
+        pytest.skip("no Chromium on this machine (apt-get install chromium, or set $CHROMIUM)")
+    spec = load_paper(PAPER, "smoke", built)
+    figure_title = spec.figures[next(iter(spec.figures))]["title"]
+    with HeadlessBrowser(chromium, width=1400, height=900) as browser:
+        browser.open(built / "results" / "report.html")
+        browser.wait_for("document.querySelector('#app') && document.querySelector('#app').children.length > 0")
+        glance = browser.evaluate(VISIBLE_JS + f"""(() => {{
+          const table = document.querySelector("#results-at-a-glance");
+          const row = table && [...table.querySelectorAll("tr")].find(r => r.textContent.includes({json.dumps(PAPER)}));
+          return {{table: show(table), row: visible(row), text: row ? row.textContent : null}};
+        }})()""")
+        browser.screenshot(tmp_path / "main.png")
+        assert glance["table"] and glance["row"], f"results at a glance not visible ({tmp_path / 'main.png'})"
+        assert "headline claims reproduce" in glance["text"]
+        _click(browser, _link(PAPER), f"menu entry {PAPER}")
+        browser.wait_for(f"!!{_link('1. report')}")
+        _click(browser, _link("1. report"), "menu entry '1. report'")
+        row = ("[...document.querySelectorAll('tr')].find(r => r.textContent.includes('findings, claims, tables and "
+               "figures'))")
+        browser.wait_for(f"!!({row})")
+        _click(browser, f"({row}).querySelector('a')", "the report's eye button")
+        browser.wait_for("!!document.querySelector('iframe')")
+        frame = browser.evaluate(VISIBLE_JS + "(() => { const f = document.querySelector('iframe'); "
+                                 "const r = f.getBoundingClientRect(); return visible(f) && r.width > 600 && "
+                                 "r.height > 400; })()")
+        assert frame, "the paper page's frame is not visible"
+        context = browser.child_frame_context()
+        browser.wait_for("document.readyState === 'complete' && [...document.images].every(i => i.complete)", context)
+        shown = _page_shows(browser, context, figure_title)
+        browser.screenshot(tmp_path / "page.png")
+        assert shown["verdict"] in VERDICTS and shown["verdict_visible"], (shown, tmp_path / "page.png")
+        assert shown["kind"] in KINDS and shown["kind_visible"], shown
+        assert shown["image_loaded"] and shown["image_visible"], shown
+        assert shown["caption_visible"] and shown["caption_under_image"], shown
+        # the check can fail: hide the claims table and the figure's caption, and it says so
+        browser.evaluate("document.querySelectorAll('td.verdict').forEach(td => td.style.visibility = 'hidden');"
+                         "document.querySelectorAll('figcaption').forEach(c => c.style.display = 'none'); true",
+                         context)
+        hidden = _page_shows(browser, context, figure_title)
+        assert not hidden["verdict_visible"] and not hidden["caption_visible"], hidden
 
 
 @pytest.mark.slow
