@@ -94,3 +94,36 @@ def test_figures_are_byte_stable(toy_context, tmp_path):
         files.append(((tmp_path / f"{run}.png").read_bytes(), (tmp_path / f"{run}.pdf").read_bytes()))
     assert files[0] == files[1]
     assert files[0][0][:8] == b"\x89PNG\r\n\x1a\n" and files[0][1][:5] == b"%PDF-"
+
+
+@pytest.fixture
+def wide_context(tmp_path, repo_root):
+    """penalized_fairness' fig1 (six panels, three columns) with synthetic curves."""
+    spec = load_paper("penalized_fairness", "smoke", repo_root)
+    rows = []
+    for panel in spec.figures["fig1"]["panels"]:
+        for k, algo in enumerate(panel_algorithms(spec, panel)):
+            rows += [dict(panel=panel["id"], algorithm=algo, metric=panel["metric"], t=int(s),
+                          mean=(k + 1) * np.log1p(s), se=0.2, n=10) for s in range(1, 51)]
+    summary = tmp_path / "summary.csv"
+    pd.DataFrame(rows).to_csv(summary, index=False)
+    return ResultsContext(spec, {"fig1": summary}, {})
+
+
+def test_a_wide_figure_has_larger_text_and_one_legend_below_its_panels(wide_context, toy_context, tmp_path):
+    """Shown at about half size in a report pane, a figure of three panel columns draws its text larger and its
+    legend once, below the panels; a narrow figure keeps a legend per panel at the base size."""
+    base = theme_rc()
+    fig = plot_figure(wide_context, "fig1")
+    assert [ax.get_legend() for ax in fig.axes] == [None] * len(fig.axes) and len(fig.legends) == 1
+    legend = fig.legends[0]
+    panels_bottom = min(ax.get_position().y0 for ax in fig.axes)
+    assert legend.get_window_extent().y1 / fig.bbox.height <= panels_bottom  # below every panel
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels == [h.get_label() for h in fig.axes[0].get_lines()]  # each algorithm once, as drawn
+    assert legend.get_texts()[0].get_fontsize() == pytest.approx(1.5 * base["legend.fontsize"])
+    assert fig.axes[0].xaxis.get_ticklabels()[0].get_fontsize() == pytest.approx(1.5 * base["xtick.labelsize"])
+    save_figure(fig, tmp_path / "wide.png", tmp_path / "wide.pdf")
+    narrow = plot_figure(toy_context, "fig1")
+    assert not narrow.legends and all(ax.get_legend() is not None for ax in narrow.axes if ax.get_lines())
+    assert narrow.axes[0].get_legend().get_texts()[0].get_fontsize() == pytest.approx(base["legend.fontsize"])

@@ -72,10 +72,13 @@ def test_html_report_holds_the_paper_page_every_figure_with_its_caption_and_the_
     assert not [p for p in results if p.endswith((".csv", ".md"))]
     page = base64.b64decode(results[f"results/{PAPER}/report.html"]["data_uri"].split("base64,", 1)[1]).decode()
     assert page == (built / "results" / PAPER / "report.html").read_text()
-    # the main page opens with the results at a glance, this build's row of the paper
+    # the main page (the workflow description) opens with the results at a glance, this build's row of the paper
+    m = re.search(r"\n\s*var workflow_desc = (\".*?\");\n", html)
+    assert m, "no `var workflow_desc` in the report"
+    desc = json.loads(m.group(1))
     row = (built / "results" / PAPER / "glance.html").read_text().strip()
-    assert row.startswith(f"<tr><td><code>{PAPER}</code></td>") and row in html
-    assert html.index('id="results-at-a-glance"') < html.index("1. report")
+    assert row.startswith(f"<tr><td><code>{PAPER}</code></td>") and row in desc
+    assert desc.index('id="glance-table"') < desc.index("Each paper's category")
 
 
 # what a reader sees: an element is visible when it has a size, is not hidden by style, lies in the
@@ -145,7 +148,7 @@ def test_html_report_shows_verdicts_and_captioned_figures_in_a_real_browser(buil
         browser.open(built / "results" / "report.html")
         browser.wait_for("document.querySelector('#app') && document.querySelector('#app').children.length > 0")
         glance = browser.evaluate(VISIBLE_JS + f"""(() => {{
-          const table = document.querySelector("#results-at-a-glance");
+          const table = document.querySelector("#glance-table");
           const row = table && [...table.querySelectorAll("tr")].find(r => r.textContent.includes({json.dumps(PAPER)}));
           return {{table: show(table), row: visible(row), text: row ? row.textContent : null}};
         }})()""")

@@ -33,7 +33,7 @@ h3 { font-size: 1.1em; }
 table { border-collapse: collapse; margin: 0.6em 0 1.2em; font-size: 13px; }
 th, td { border: 1px solid #d0d7de; padding: 3px 7px; vertical-align: top; text-align: left; }
 th { background: #f6f8fa; position: sticky; top: 0; }
-td { max-width: 42em; overflow-wrap: anywhere; }
+td { max-width: 42em; overflow-wrap: break-word; }
 td.verdict { font-weight: 600; white-space: nowrap; }
 td.verdict-reproduced { background: #dafbe1; color: #116329; }
 td.verdict-not_reproduced { background: #ffebe9; color: #a40e26; }
