@@ -107,16 +107,24 @@ class HeadlessBrowser:
         self.send("Page.navigate", {"url": Path(path).resolve().as_uri()}, session=True)
         self.wait_for("document.readyState === 'complete'")
 
-    def child_frame_context(self) -> int:
-        """An execution context inside the page's (first) child frame, e.g. the frame Snakemake's report shows
-        an HTML result in (a data: URL, so the page's own scripts cannot reach into it)."""
-        tree = self.send("Page.getFrameTree", session=True)["frameTree"]
-        children = tree.get("childFrames", [])
-        if not children:
-            raise BrowserError("the page has no child frame")
-        frame = children[0]["frame"]["id"]
-        return self.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": "report-test"},
-                         session=True)["executionContextId"]
+    def child_frame_context(self, url_prefix: str = "", timeout: float | None = None) -> int:
+        """An execution context inside the page's (first) child frame once its document, whose URL starts with
+        ``url_prefix``, has loaded: e.g. the frame Snakemake's report shows an HTML result in (a data: URL, so
+        the page's own scripts cannot reach into it)."""
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while True:
+            tree = self.send("Page.getFrameTree", session=True)["frameTree"]
+            children = [c["frame"] for c in tree.get("childFrames", [])]
+            if children and children[0].get("url", "").startswith(url_prefix) and children[0].get("url") != "about:blank":
+                break
+            if time.monotonic() > deadline:
+                raise BrowserError(f"no child frame showing {url_prefix or 'a document'}: {children}")
+            time.sleep(0.2)
+        context = self.send("Page.createIsolatedWorld", {"frameId": children[0]["id"], "worldName": "report-test"},
+                            session=True)["executionContextId"]
+        self.wait_for("document.readyState === 'complete' && !!document.body && document.body.children.length > 0",
+                      context, timeout)
+        return context
 
     def screenshot(self, path: Path) -> None:
         import base64

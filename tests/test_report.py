@@ -9,6 +9,7 @@ import base64
 import json
 import os
 import re
+from html import escape as html_escape
 from pathlib import Path
 
 import pandas as pd
@@ -56,20 +57,23 @@ def test_html_report_holds_the_paper_page_every_figure_with_its_caption_and_the_
     html = (built / "results" / "report.html").read_text()
     results, categories = _embedded(html, "results"), _embedded(html, "categories")
     assert set(categories) == {PAPER}
-    figures = [f"figures/{PAPER}/{fig}.png" for fig in spec.figures]
+    figures = [f"figures/{PAPER}/{fig}.html" for fig in spec.figures]
     assert sorted(categories[PAPER]["2. figures"]) == sorted(figures)
     for path in figures:
         entry = results[path]
         fig = Path(path).stem
-        # the embedded file is the built figure, byte for byte
-        assert base64.b64decode(entry["data_uri"].split("base64,", 1)[1]) == (built / path).read_bytes()
+        # each figure's page embeds the built figure, byte for byte, with the figure's title beneath it
+        page = base64.b64decode(entry["data_uri"].split("base64,", 1)[1]).decode()
+        png = base64.b64encode((built / "figures" / PAPER / f"{fig}.png").read_bytes()).decode()
+        assert f'src="data:image/png;base64,{png}"' in page and "<figcaption>" in page
+        assert html_escape(spec.figures[fig]["title"]) in page.split("<figcaption>", 1)[1]
         assert spec.figures[fig]["title"].split(":")[0] in entry["caption"], fig
         if spec.figures[fig].get("caption"):
             words = spec.figures[fig]["caption"].split()[:3]
             assert all(w.split("(")[0] in entry["caption"] for w in words), fig
     # the paper's page, not raw CSV or Markdown links that a browser opens blank
     assert categories[PAPER]["1. report"] == [f"results/{PAPER}/report.html"]
-    assert not [p for p in results if p.endswith((".csv", ".md"))]
+    assert not [p for p in results if not p.endswith(".html")]
     page = base64.b64decode(results[f"results/{PAPER}/report.html"]["data_uri"].split("base64,", 1)[1]).decode()
     assert page == (built / "results" / PAPER / "report.html").read_text()
     # the main page (the workflow description) opens with the results at a glance, this build's row of the paper
@@ -77,7 +81,7 @@ def test_html_report_holds_the_paper_page_every_figure_with_its_caption_and_the_
     assert m, "no `var workflow_desc` in the report"
     desc = json.loads(m.group(1))
     row = (built / "results" / PAPER / "glance.html").read_text().strip()
-    assert row.startswith(f"<tr><td><code>{PAPER}</code></td>") and row in desc
+    assert row.startswith(f"<tr><td>{PAPER}</td>") and row in desc
     assert desc.index('id="glance-table"') < desc.index("Each paper's category")
 
 
@@ -108,42 +112,66 @@ def _link(text: str) -> str:
     return f"[...document.querySelectorAll('a')].find(a => a.textContent.trim() === {json.dumps(text)})"
 
 
-def _page_shows(browser, context: int, figure_title: str) -> dict:
-    """What the paper page in the report's frame shows: a claims table whose verdict and kind cells are
-    visible, and a figure whose image and caption (with the figure's title) are visible."""
-    return browser.evaluate(VISIBLE_JS + f"""(() => {{
-      const tables = [...document.querySelectorAll("table")];
-      const claims = tables.find(t => {{
+def _claims_shown(browser, context: int) -> dict:
+    """What the paper page in the report's frame shows of its claims table: a verdict cell and its row's kind
+    cell, and whether they are visible."""
+    return browser.evaluate(VISIBLE_JS + """(() => {
+      const claims = [...document.querySelectorAll("table")].find(t => {
         const head = [...t.querySelectorAll("th")].map(th => th.textContent.trim());
         return head.includes("claim_id") && head.includes("verdict") && head.includes("kind");
-      }});
-      const verdict = claims && claims.querySelector("td.verdict");
+      });
       const head = claims ? [...claims.querySelectorAll("th")].map(th => th.textContent.trim()) : [];
+      const verdict = claims && claims.querySelector("td.verdict");
       const kind = verdict && verdict.parentElement.children[head.indexOf("kind")];
-      const verdictShown = show(verdict), kindShown = visible(kind);
+      const verdictShown = show(verdict);
+      return {verdict: verdict ? verdict.textContent.trim() : null, verdict_visible: verdictShown,
+              kind: kind ? kind.textContent.trim() : null, kind_visible: visible(kind)};
+    })()""", context)
+
+
+def _figure_shown(browser, context: int, figure_title: str) -> dict:
+    """What a figure's page in the report's frame shows: the image and, beneath it, the caption with the
+    figure's title."""
+    return browser.evaluate(VISIBLE_JS + f"""(() => {{
       const figure = [...document.querySelectorAll("figure")]
         .find(f => (f.querySelector("figcaption") || {{}}).textContent.includes({json.dumps(figure_title)}));
       const img = figure && figure.querySelector("img"), caption = figure && figure.querySelector("figcaption");
       return {{
-        verdict: verdict ? verdict.textContent.trim() : null, verdict_visible: verdictShown,
-        kind: kind ? kind.textContent.trim() : null, kind_visible: kindShown,
         image_loaded: !!img && img.complete && img.naturalWidth > 0, image_visible: show(img),
         caption_visible: show(caption), caption_under_image: !!img && img.nextElementSibling === caption,
       }};
     }})()""", context)
 
 
+def _open_result(browser, paper: str, subcategory: str, item: str) -> int:
+    """Click through the report's menu to a result and its eye button, as a reader would; the execution
+    context of the frame that then shows the result."""
+    _click(browser, _link(paper), f"menu entry {paper}")
+    browser.wait_for(f"!!{_link(subcategory)}")
+    _click(browser, _link(subcategory), f"menu entry {subcategory!r}")
+    row = ("[...document.querySelectorAll('tr')]"
+           f".find(r => r.firstElementChild && r.firstElementChild.textContent.trim() === {json.dumps(item)})")
+    browser.wait_for(f"!!({row})")
+    _click(browser, f"({row}).querySelector('a')", f"the eye button of {item!r}")
+    context = browser.child_frame_context("data:text/html")
+    frame = browser.evaluate(VISIBLE_JS + "(() => { const f = document.querySelector('iframe'); "
+                             "const r = f.getBoundingClientRect(); return visible(f) && r.width > 600 && r.height > 400; })()")
+    assert frame, f"the frame showing {item!r} is not visible"
+    browser.wait_for("[...document.images].every(i => i.complete)", context)
+    return context
+
+
 @pytest.mark.slow
 def test_html_report_shows_verdicts_and_captioned_figures_in_a_real_browser(built, tmp_path):
     """Opens the report in headless Chromium as a reader would: the main page's results at a glance, then
-    the paper, its report and, in the report's frame, the claims table and a figure with its caption."""
+    the paper's report with its claims table, then a figure with its caption."""
     chromium = find_chromium()
     if chromium is None:
         if os.environ.get("CI"):
             pytest.fail("no Chromium: CI installs it (.ci/run, ci.yml); set $CHROMIUM to its path")
         pytest.skip("no Chromium on this machine (apt-get install chromium, or set $CHROMIUM)")
     spec = load_paper(PAPER, "smoke", built)
-    figure_title = spec.figures[next(iter(spec.figures))]["title"]
+    fig_id = next(iter(spec.figures))
     with HeadlessBrowser(chromium, width=1400, height=900) as browser:
         browser.open(built / "results" / "report.html")
         browser.wait_for("document.querySelector('#app') && document.querySelector('#app').children.length > 0")
@@ -155,32 +183,24 @@ def test_html_report_shows_verdicts_and_captioned_figures_in_a_real_browser(buil
         browser.screenshot(tmp_path / "main.png")
         assert glance["table"] and glance["row"], f"results at a glance not visible ({tmp_path / 'main.png'})"
         assert "headline claims reproduce" in glance["text"]
-        _click(browser, _link(PAPER), f"menu entry {PAPER}")
-        browser.wait_for(f"!!{_link('1. report')}")
-        _click(browser, _link("1. report"), "menu entry '1. report'")
-        row = ("[...document.querySelectorAll('tr')].find(r => r.textContent.includes('findings, claims, tables and "
-               "figures'))")
-        browser.wait_for(f"!!({row})")
-        _click(browser, f"({row}).querySelector('a')", "the report's eye button")
-        browser.wait_for("!!document.querySelector('iframe')")
-        frame = browser.evaluate(VISIBLE_JS + "(() => { const f = document.querySelector('iframe'); "
-                                 "const r = f.getBoundingClientRect(); return visible(f) && r.width > 600 && "
-                                 "r.height > 400; })()")
-        assert frame, "the paper page's frame is not visible"
-        context = browser.child_frame_context()
-        browser.wait_for("document.readyState === 'complete' && [...document.images].every(i => i.complete)", context)
-        shown = _page_shows(browser, context, figure_title)
-        browser.screenshot(tmp_path / "page.png")
-        assert shown["verdict"] in VERDICTS and shown["verdict_visible"], (shown, tmp_path / "page.png")
-        assert shown["kind"] in KINDS and shown["kind_visible"], shown
-        assert shown["image_loaded"] and shown["image_visible"], shown
-        assert shown["caption_visible"] and shown["caption_under_image"], shown
-        # the check can fail: hide the claims table and the figure's caption, and it says so
-        browser.evaluate("document.querySelectorAll('td.verdict').forEach(td => td.style.visibility = 'hidden');"
-                         "document.querySelectorAll('figcaption').forEach(c => c.style.display = 'none'); true",
+
+        context = _open_result(browser, PAPER, "1. report", "findings, claims and tables")
+        claims = _claims_shown(browser, context)
+        browser.screenshot(tmp_path / "report.png")
+        assert claims["verdict"] in VERDICTS and claims["verdict_visible"], (claims, tmp_path / "report.png")
+        assert claims["kind"] in KINDS and claims["kind_visible"], claims
+        # the check can fail: with the verdict cells hidden it says so
+        browser.evaluate("document.querySelectorAll('td.verdict').forEach(td => td.style.visibility = 'hidden'); true",
                          context)
-        hidden = _page_shows(browser, context, figure_title)
-        assert not hidden["verdict_visible"] and not hidden["caption_visible"], hidden
+        assert not _claims_shown(browser, context)["verdict_visible"]
+
+        context = _open_result(browser, PAPER, "2. figures", fig_id)
+        figure = _figure_shown(browser, context, spec.figures[fig_id]["title"])
+        browser.screenshot(tmp_path / "figure.png")
+        assert figure["image_loaded"] and figure["image_visible"], (figure, tmp_path / "figure.png")
+        assert figure["caption_visible"] and figure["caption_under_image"], figure
+        browser.evaluate("document.querySelectorAll('figcaption').forEach(c => c.style.display = 'none'); true", context)
+        assert not _figure_shown(browser, context, spec.figures[fig_id]["title"])["caption_visible"]
 
 
 @pytest.mark.slow

@@ -257,6 +257,7 @@ PAPER_GLANCE_PATTERN = paper_glance_file(_P)
 ROBUSTNESS_PATTERN = robustness_file(_P)
 FIGURE_PNG_PATTERN = figure_file(_P, _F, "png")
 FIGURE_PDF_PATTERN = figure_file(_P, _F, "pdf")
+FIGURE_HTML_PATTERN = figure_file(_P, _F, "html")  # the figure's page in Snakemake's HTML report
 # the same results under an extra root seed (robustness.smk)
 SEED_SHARD_PATTERN = shard_file(_P, _E, _S, seed=_SEED)
 SEED_SUMMARY_PATTERN = summary_file(_P, _F, seed=_SEED)

@@ -225,6 +225,7 @@ def paper_targets(paper):
         + paper_table_files(paper)
         + [layout.claims_file(paper), layout.paper_report_file(paper)]
         + [layout.paper_page_file(paper), layout.paper_glance_file(paper)]  # for `snakemake --report`
+        + [layout.figure_file(paper, fig, "html") for fig in paper_figures(paper)]
         + paper_result_files(paper)
     )
 

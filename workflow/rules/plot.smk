@@ -6,14 +6,16 @@ rule plot_figure:
         summary=layout.SUMMARY_PATTERN,
         reference=layout.REFERENCE_PATTERN,
     output:
-        png=report(
-            layout.FIGURE_PNG_PATTERN,
+        png=layout.FIGURE_PNG_PATTERN,
+        pdf=layout.FIGURE_PDF_PATTERN,
+        # the figure with its caption beneath it, as Snakemake's HTML report shows it (report/html.py)
+        html=report(
+            layout.FIGURE_HTML_PATTERN,
             category="{paper}",
             subcategory="2. figures",
-            labels={"item": "{figure}", "file": "{figure}.png"},
+            labels={"item": "{figure}", "file": "{figure}.html"},
             caption="../../report/figure.rst",
         ),
-        pdf=layout.FIGURE_PDF_PATTERN,
     params:
         scale=config["scale"],
         figure=lambda w: paper_spec(w.paper).figures[w.figure],

@@ -101,19 +101,18 @@ rule paper_report:
 
 # The paper report as one HTML page for Snakemake's HTML report (`snakemake --report results/report.html`):
 # the report shows an HTML result in a frame, but a CSV or Markdown one only as a link that a browser opens
-# blank, so the claims table, the tables and the findings reach it rendered here, the figures embedded with
-# their captions beneath them. The glance row feeds the report's main page (report/workflow.rst).
+# blank, so the findings, the claims table and the tables reach it rendered here (each figure has its own
+# page, plot.smk). The glance row feeds the report's main page (report/workflow.rst).
 rule paper_page:
     input:
         report=layout.PAPER_REPORT_PATTERN,
         claims=layout.CLAIMS_PATTERN,
-        figures=lambda w: paper_figure_files(w.paper),
     output:
         page=report(
             layout.PAPER_PAGE_PATTERN,
             category="{paper}",
             subcategory="1. report",
-            labels={"item": "findings, claims, tables and figures", "file": "report.html"},
+            labels={"item": "findings, claims and tables", "file": "report.html"},
             caption="../../report/paper_report.rst",
         ),
         glance=layout.PAPER_GLANCE_PATTERN,
@@ -121,7 +120,7 @@ rule paper_page:
         seed=config["seed"],
         scale=config["scale"],
         standin=lambda w: sorted(figure_availability(w.paper).standin),
-        figures=lambda w: paper_figures(w.paper),  # {figure: [png, pdf]}
+        figures=lambda w: list(paper_figures(w.paper)),  # the built figures, in config order
     log:
         layout.PAPER_PAGE_LOG_PATTERN,
     conda:

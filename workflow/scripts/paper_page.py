@@ -1,4 +1,4 @@
-"""Write a paper's report as one HTML page (figures embedded) and its results-at-a-glance row."""
+"""Write a paper's report as one HTML page and its results-at-a-glance row."""
 
 from pathlib import Path
 
@@ -13,9 +13,7 @@ def main(snakemake) -> None:
     w = snakemake.wildcards
     root = repo_root(snakemake)
     spec = load_paper(w.paper, snakemake.params.scale, root)
-    figures = {fig: next((Path(p) for p in files if str(p).endswith(".png")), None)
-               for fig, files in snakemake.params.figures.items()}
-    page = paper_page(spec, Path(snakemake.input.report).read_text(encoding="utf-8"), figures,
+    page = paper_page(spec, Path(snakemake.input.report).read_text(encoding="utf-8"), list(snakemake.params.figures),
                       set(snakemake.params.standin))
     Path(snakemake.output.page).write_text(page, encoding="utf-8")
     Path(snakemake.output.glance).write_text(glance_row(w.paper, read_claims(snakemake.input.claims)),

@@ -2,11 +2,14 @@
 report (``snakemake --report results/report.html``).
 
 Snakemake's report shows an HTML result in a frame but offers a CSV or Markdown result only as a download
-link, which a browser opens as a blank page. So each paper gets ``results/<paper>/report.html``: its
-Markdown report (findings, verdicts, resolutions, claims table, tables, whatever sections the report has)
-rendered to HTML, the verdict cells of its tables marked, and its figures embedded with their captions
-shown beneath them. The main page of the Snakemake report (``report/workflow.rst``) opens with a
-results-at-a-glance table whose rows (``results/<paper>/glance.html``) are written beside each page.
+link, which a browser opens as a blank page, and shows a figure's caption only in a side panel. So each
+paper gets ``results/<paper>/report.html``: its Markdown report (findings, verdicts, resolutions, claims
+table, tables, whatever sections the report has) rendered to HTML, the verdict cells of its tables marked,
+its figures listed with their captions; and each figure gets ``figures/<paper>/<figure>.html``, the PNG
+embedded with its caption beneath it. The frame loads a result from a data: URL, which Chromium refuses
+above 2 MB, so the figures are not embedded in the paper page. The main page of the Snakemake report
+(``report/workflow.rst``) opens with a results-at-a-glance table whose rows (``results/<paper>/glance.html``)
+are written beside each paper page.
 """
 
 from __future__ import annotations
@@ -79,40 +82,46 @@ def data_uri(path: Path, mime: str = "image/png") -> str:
     return f"data:{mime};base64,{base64.b64encode(Path(path).read_bytes()).decode('ascii')}"
 
 
-def figure_html(fig_id: str, title: str, caption: str, png: Path | None, standin: bool) -> str:
-    """One figure: the PNG embedded, its title and caption beneath it."""
-    mark = " (STAND-IN DATA)" if standin else ""
-    img = (f'<img src="{data_uri(png)}" alt="{html.escape(fig_id)}: {html.escape(title)}">' if png
-           else "<p><em>not built</em></p>")
-    text = f'<span class="figure-title">{html.escape(title + mark)}.</span>'
-    if caption.strip():
-        text += " " + html.escape(" ".join(caption.split()))
-    return f'<figure id="figure-{html.escape(fig_id)}">\n{img}\n<figcaption>{text}</figcaption>\n</figure>'
+def _page(title: str, body: str) -> str:
+    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n"
+            f"<body>\n{body}\n</body>\n</html>\n")
 
 
-def paper_page(spec, report_md: str, figures: dict[str, Path | None], standin: set[str]) -> str:
-    """The paper's HTML page: its Markdown report rendered, the figures section replaced by the figures
-    (``figures``: {figure id: its PNG, or None when not built}, in the report's order) with their captions."""
+def _caption(title: str, caption: str, standin: bool) -> str:
+    text = f'<span class="figure-title">{html.escape(title + (" (STAND-IN DATA)" if standin else ""))}.</span>'
+    return text + (" " + html.escape(" ".join(caption.split())) if caption.strip() else "")
+
+
+def figure_page(fig_id: str, title: str, caption: str, png: Path, standin: bool) -> str:
+    """One figure as a page: the PNG embedded, its title and caption beneath it."""
+    img = f'<img src="{data_uri(png)}" alt="{html.escape(fig_id)}: {html.escape(title)}">'
+    return _page(title, f'<figure id="figure-{html.escape(fig_id)}">\n{img}\n'
+                        f"<figcaption>{_caption(title, caption, standin)}</figcaption>\n</figure>")
+
+
+def paper_page(spec, report_md: str, figures: list[str], standin: set[str]) -> str:
+    """The paper's HTML page: its Markdown report rendered, the figures section replaced by the list of the
+    built ``figures`` with their captions (each figure is its own page, :func:`figure_page`)."""
     before, after = _split_figures_section(report_md)
     parts = [markdown_to_html(before)]
     if figures:
-        parts.append("<h2>Figures</h2>")
-        for fig_id, png in figures.items():
+        parts.append("<h2>Figures</h2>\n<p>Each figure opens, with its caption, under <em>2. figures</em> of this "
+                     "paper.</p>\n<ul class=\"figures\">")
+        for fig_id in figures:
             fig = spec.figures[fig_id]
-            parts.append(figure_html(fig_id, fig["title"], fig.get("caption") or "", png, fig_id in standin))
+            parts.append(f"<li>{_caption(fig['title'], fig.get('caption') or '', fig_id in standin)}</li>")
+        parts.append("</ul>")
     if after.strip():
         parts.append(markdown_to_html(after))
-    body = "\n".join(parts)
-    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{html.escape(spec.title)}</title>\n<style>{STYLE}</style>\n</head>\n"
-            f"<body>\n{body}\n</body>\n</html>\n")
+    return _page(spec.title, "\n".join(parts))
 
 
 def glance_row(paper: str, claims) -> str:
     """One row of the results-at-a-glance table (HTML, a ``<tr>``): the paper's headline tallies and the
     headline finding, read from its built claims."""
     t = tally(claims)
-    cells = [f"<code>{html.escape(paper)}</code>", t.count(HEADLINE), t.count(HEADLINE, REPRODUCED),
+    cells = [html.escape(paper), t.count(HEADLINE), t.count(HEADLINE, REPRODUCED),
              t.count(HEADLINE, NOT_REPRODUCED), t.count(HEADLINE, INCONCLUSIVE), html.escape(headline_sentence(claims))]
     return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>\n"
 
