@@ -143,10 +143,17 @@ def _figure_shown(browser, context: int, figure_title: str) -> dict:
     }})()""", context)
 
 
-def _open_result(browser, paper: str, subcategory: str, item: str) -> int:
-    """Click through the report's menu to a result and its eye button, as a reader would; the execution
-    context of the frame that then shows the result."""
-    _click(browser, _link(paper), f"menu entry {paper}")
+def _open_report(browser, report: Path) -> None:
+    browser.open(report)
+    browser.wait_for("document.querySelector('#app') && document.querySelector('#app').children.length > 0")
+
+
+def _open_result(browser, report: Path, paper: str, subcategory: str, item: str) -> int:
+    """From the report's main page, click through its menu to a result and its eye button, as a reader
+    would; the execution context of the frame that then shows the result."""
+    _open_report(browser, report)
+    # the menu names each paper; a report of one paper has a single entry, "Results"
+    _click(browser, f"({_link(paper)} || {_link('Results')})", f"menu entry {paper}")
     browser.wait_for(f"!!{_link(subcategory)}")
     _click(browser, _link(subcategory), f"menu entry {subcategory!r}")
     row = ("[...document.querySelectorAll('tr')]"
@@ -172,9 +179,9 @@ def test_html_report_shows_verdicts_and_captioned_figures_in_a_real_browser(buil
         pytest.skip("no Chromium on this machine (apt-get install chromium, or set $CHROMIUM)")
     spec = load_paper(PAPER, "smoke", built)
     fig_id = next(iter(spec.figures))
+    report = built / "results" / "report.html"
     with HeadlessBrowser(chromium, width=1400, height=900) as browser:
-        browser.open(built / "results" / "report.html")
-        browser.wait_for("document.querySelector('#app') && document.querySelector('#app').children.length > 0")
+        _open_report(browser, report)
         glance = browser.evaluate(VISIBLE_JS + f"""(() => {{
           const table = document.querySelector("#glance-table");
           const row = table && [...table.querySelectorAll("tr")].find(r => r.textContent.includes({json.dumps(PAPER)}));
@@ -184,7 +191,7 @@ def test_html_report_shows_verdicts_and_captioned_figures_in_a_real_browser(buil
         assert glance["table"] and glance["row"], f"results at a glance not visible ({tmp_path / 'main.png'})"
         assert "headline claims reproduce" in glance["text"]
 
-        context = _open_result(browser, PAPER, "1. report", "findings, claims and tables")
+        context = _open_result(browser, report, PAPER, "1. report", "findings, claims and tables")
         claims = _claims_shown(browser, context)
         browser.screenshot(tmp_path / "report.png")
         assert claims["verdict"] in VERDICTS and claims["verdict_visible"], (claims, tmp_path / "report.png")
@@ -194,7 +201,7 @@ def test_html_report_shows_verdicts_and_captioned_figures_in_a_real_browser(buil
                          context)
         assert not _claims_shown(browser, context)["verdict_visible"]
 
-        context = _open_result(browser, PAPER, "2. figures", fig_id)
+        context = _open_result(browser, report, PAPER, "2. figures", fig_id)
         figure = _figure_shown(browser, context, spec.figures[fig_id]["title"])
         browser.screenshot(tmp_path / "figure.png")
         assert figure["image_loaded"] and figure["image_visible"], (figure, tmp_path / "figure.png")
