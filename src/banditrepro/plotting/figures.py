@@ -131,23 +131,27 @@ def plot_figure(ctx, figure: str, standin: bool = False):
         return _plot_figure(ctx, figure, standin)
 
 
+def _look(handle) -> tuple:
+    """How a legend entry is drawn (a line's or a patch's colour, style and marker)."""
+    def get(name):
+        return str(getattr(handle, f"get_{name}", lambda: None)())
+
+    return tuple(get(name) for name in ("color", "facecolor", "linestyle", "marker"))
+
+
 def _shared_legend(axes_with_legend) -> tuple[list, list] | None:
-    """The one legend of panels that all show the same entries drawn alike (handles, labels), or None when
-    their entries differ from panel to panel (each panel then keeps its own legend)."""
-    entries = []
+    """One legend for the panels (handles, labels; each label once, in the order first drawn), or None when
+    it would mislead: a label drawn differently in two panels, or two labels drawn alike (e.g. one fit line
+    per panel, each labelled with its own slope). Each panel then keeps its own legend."""
+    entries = {}  # label -> (look, handle)
     for ax in axes_with_legend:
-        handles, labels = ax.get_legend_handles_labels()
-        entries.append(dict(zip(labels, handles)))
-    if not entries or any(list(e) != list(entries[0]) for e in entries[1:]):
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label in entries and entries[label][0] != _look(handle):
+                return None
+            entries.setdefault(label, (_look(handle), handle))
+    if not entries or len({look for look, _ in entries.values()}) != len(entries):
         return None
-
-    def look(handle):
-        get = lambda name: getattr(handle, f"get_{name}", lambda: None)()  # noqa: E731 - a line or a patch
-        return tuple(str(get(name)) for name in ("color", "facecolor", "linestyle", "marker"))
-
-    if any(look(e[label]) != look(entries[0][label]) for e in entries[1:] for label in entries[0]):
-        return None
-    return list(entries[0].values()), list(entries[0])
+    return [handle for _, handle in entries.values()], list(entries)
 
 
 def _plot_figure(ctx, figure: str, standin: bool):
@@ -184,8 +188,10 @@ def _plot_figure(ctx, figure: str, standin: bool):
             ax.tick_params(labelsize=plt.rcParams["xtick.labelsize"])
     shared = _shared_legend(with_legend) if wide else None
     if shared is None:
+        # legends inside the panels keep the base size, so that they cover no more of the curves than before
+        legend_size = plt.rcParams["legend.fontsize"] / font_scale_of(fig_spec)
         for ax in with_legend:
-            ax.legend()
+            ax.legend(fontsize=legend_size)
     title = fig_spec["title"]
     if spec.scale != "paper":
         title += f"  [scale: {spec.scale}]"
@@ -198,9 +204,13 @@ def _plot_figure(ctx, figure: str, standin: bool):
     else:
         # one legend below the panels, as wide as the figure allows; the panels fill the space above it
         handles, labels = shared
-        legend = fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.0),
-                            ncol=min(len(labels), 2 * cols), frameon=False)
-        fig.canvas.draw()
+        for ncol in range(min(len(labels), 2 * cols), 0, -1):  # as many columns as fit the figure's width
+            legend = fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=ncol,
+                                frameon=False)
+            fig.canvas.draw()
+            if ncol == 1 or legend.get_window_extent().width <= 0.98 * fig.bbox.width:
+                break
+            legend.remove()
         bottom = legend.get_window_extent().height / fig.bbox.height
         fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
