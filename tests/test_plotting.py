@@ -127,3 +127,21 @@ def test_a_wide_figure_has_larger_text_and_one_legend_below_its_panels(wide_cont
     narrow = plot_figure(toy_context, "fig1")
     assert not narrow.legends and all(ax.get_legend() is not None for ax in narrow.axes if ax.get_lines())
     assert narrow.axes[0].get_legend().get_texts()[0].get_fontsize() == pytest.approx(base["legend.fontsize"])
+
+
+def test_the_shared_legend_is_refused_where_it_would_mislead():
+    from banditrepro.plotting.figures import _shared_legend
+
+    def axes(*panels):  # each panel: [(label, colour, linestyle)]
+        fig, axs = matplotlib.pyplot.subplots(1, len(panels), squeeze=False)
+        for ax, lines in zip(axs.flat, panels):
+            for label, colour, ls in lines:
+                ax.plot([0, 1], [0, 1], color=colour, ls=ls, label=label)
+        return list(axs.flat)
+
+    a, b, c = ("A", "#0173b2", "-"), ("B", "#de8f05", "-"), ("C", "#029e73", "-")
+    handles, labels = _shared_legend(axes([a, b], [a, c]))  # different sets, each label drawn alike: the union
+    assert labels == ["A", "B", "C"] and len(handles) == 3
+    assert _shared_legend(axes([a], [("A", "#de8f05", "-")])) is None  # one label, two looks
+    assert _shared_legend(axes([("fit: slope 2", "0.3", "--")], [("fit: slope 3", "0.3", "--")])) is None  # alike
+    matplotlib.pyplot.close("all")
