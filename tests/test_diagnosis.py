@@ -77,10 +77,11 @@ def test_summaries_count_non_reproductions_by_cause():
         "Headline claims: 1 reproduced, 5 not reproduced (3 LCB test unreachable, 1 oracle restarts, "
         "1 Agarwal candidates), 2 inconclusive (1 undiagnosed) (of 8) · variant: 1/2 reproduced · "
         "sanity: 1/1 reproduced")
+    # one fact per sentence (issue 30): each cause its own sentence
     assert headline_sentence(SELECT_LIKE, CAUSES) == (
-        "1 of the paper's 8 headline claims reproduces, 5 do not (3 LCB test unreachable: H2, H4, H6; "
-        "1 oracle restarts: H3; 1 Agarwal candidates: H5), 1 is inconclusive (1 undiagnosed: H7) and 1 could "
-        "not be measured, its figure not built (H8).")
+        "1 of the paper's 8 headline claims reproduces, while H8 could not be measured because its figure was not "
+        "built. 5 do not reproduce. 3 LCB test unreachable: H2, H4 and H6. 1 oracle restarts: H3. 1 Agarwal "
+        "candidates: H5. 1 is inconclusive on the measurement. 1 undiagnosed: H7.")
     # a cause the paper does not label is shown by its id
     assert verdict_line(SELECT_LIKE, {}).startswith("Headline claims: 1 reproduced, 5 not reproduced (3 lcb, ")
 
