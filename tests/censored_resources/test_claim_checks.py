@@ -11,13 +11,19 @@ import pandas as pd
 import pytest
 
 from banditrepro.engine import SimulationOutput
+from banditrepro.experiments.censored_resources import checks
 from banditrepro.experiments.censored_resources.checks import (
     advantage_grows,
+    brown_forsythe_greater,
+    censored_above_truth,
     censored_at_most,
     censored_cell,
     censored_close,
     paired_relative_difference_below,
+    regret_not_worst,
+    regret_sublinear,
     relative_gap,
+    spread_larger,
 )
 from banditrepro.report.context import ResultsContext
 
@@ -86,6 +92,71 @@ def test_advantage_grows_band():
     assert advantage_grows(ctx, "m1", "m2", "rcucb", ["ucb"]).verdict == "reproduced"
     assert advantage_grows(ctx, "m2", "m1", "rcucb", ["ucb"]).verdict == "not_reproduced"
     assert advantage_grows(ctx, "m1", "noisy", "rcucb", ["ucb"]).verdict == "inconclusive"
+
+
+def test_advantage_grows_is_the_trend_only():
+    """Both gaps negative (the algorithm trails on both grids) but the larger grid's less so: the trend
+    holds; the sign is another claim's."""
+    rng = np.random.default_rng(5)
+    m1 = {"rcucb": _out(regret=150 + rng.normal(0, 1, 100)), "ucb": _out(regret=100 + rng.normal(0, 1, 100))}
+    m2 = {"rcucb": _out(regret=110 + rng.normal(0, 1, 100)), "ucb": _out(regret=100 + rng.normal(0, 1, 100))}
+    assert advantage_grows(_ctx({"m1": m1, "m2": m2}), "m1", "m2", "rcucb", ["ucb"]).verdict == "reproduced"
+
+
+def test_brown_forsythe_is_robust_to_one_outlier():
+    """x spreads three times as much as y in its bulk; 4 % of y are outliers at ±20, which make y's variance
+    the larger (an F-test would call y the wider) but move the median-based test little."""
+    rng = np.random.default_rng(6)
+    x = rng.normal(0, 3, 1000)
+    y = np.r_[rng.normal(0, 1, 960), np.tile([-20.0, 20.0], 20)]
+    assert np.var(y) > np.var(x)
+    p_greater, p_less = brown_forsythe_greater(x, y)
+    assert p_greater < 0.01 and p_less > 0.99
+    ctx = _ctx({"e": {"ts": _out(regret=x), "rcucb": _out(regret=y), "same": _out(regret=x[::-1].copy())}})
+    assert spread_larger(ctx, "e", "ts", ["rcucb"]).verdict == "reproduced"
+    assert spread_larger(ctx, "e", "rcucb", ["ts"]).verdict == "not_reproduced"
+    assert spread_larger(ctx, "e", "ts", ["same"]).verdict == "inconclusive"
+
+
+def _curves(early, late):
+    """Regret at T/2 = 50 and at T = 100 per repetition."""
+    early = np.asarray(early, dtype=float)
+    return SimulationOutput(checkpoints=np.array([50, 100]), curves={"regret": np.c_[early, early + np.asarray(late)]},
+                            finals={})
+
+
+def test_regret_sublinear_tells_log_from_linear_growth():
+    rng = np.random.default_rng(7)
+    early = 100 + rng.normal(0, 5, 50)
+    ctx = _ctx({"log": {"a": _curves(early, 0.15 * early)},            # log-like: little regret in (T/2, T]
+                "linear": {"a": _curves(early, early + rng.normal(0, 5, 50))},
+                "growing": {"a": _curves(early, 2 * early)}})
+    assert regret_sublinear(ctx, ["log"], "a").verdict == "reproduced"
+    assert regret_sublinear(ctx, ["linear"], "a").verdict == "inconclusive"
+    assert regret_sublinear(ctx, ["growing"], "a").verdict == "not_reproduced"
+    assert regret_sublinear(ctx, ["log", "growing"], "a").verdict == "not_reproduced"
+    with pytest.raises(ValueError, match="not a checkpoint"):
+        bad = SimulationOutput(checkpoints=np.array([40, 100]), curves={"regret": np.ones((2, 2))}, finals={})
+        regret_sublinear(_ctx({"e": {"a": bad}}), ["e"], "a")
+
+
+def test_regret_not_worst():
+    rng = np.random.default_rng(8)
+    base = rng.normal(0, 1, 100)
+    ctx = _ctx({"e": {"ts": _out(regret=100 + base), "rcucb": _out(regret=50 + base), "ucb": _out(regret=150 + base),
+                      "tie": _out(regret=100 + base + rng.normal(0, 0.1, 100))}})
+    assert regret_not_worst(ctx, "e", "ts", ["rcucb", "ucb"]).verdict == "reproduced"
+    assert regret_not_worst(ctx, "e", "ucb", ["rcucb", "ts"]).verdict == "not_reproduced"
+    assert regret_not_worst(ctx, "e", "ts", ["rcucb", "tie"]).verdict == "inconclusive"
+
+
+def test_censored_above_truth(monkeypatch):
+    monkeypatch.setattr(checks, "truth_of", lambda ctx, e: (SimpleNamespace(censor_prob_star=0.6), None))
+    ctx = _ctx({"e": {"ucb": _out(censored=_spread(0.80, 0.002)), "ts": _out(censored=_spread(0.66, 0.002)),
+                      "near": _out(censored=_spread(0.651, 0.002))}})
+    assert censored_above_truth(ctx, "e", ["ucb", "ts"], margin=0.05).verdict == "reproduced"
+    assert censored_above_truth(ctx, "e", ["ucb", "near"], margin=0.05).verdict == "inconclusive"
+    assert censored_above_truth(ctx, "e", ["ucb", "ts"], margin=0.1).verdict == "not_reproduced"
 
 
 class _Ctx(ResultsContext):

@@ -48,6 +48,14 @@ AMES_PARAMS = {
     "penalty_slope": Param(float, default=10.0, doc="lambda(tau) = slope * tau"),
     "cost_slope": Param(float, default=1.0),
     "forest": Param(dict, fields=FOREST_FIELDS, doc="random-forest configuration grid"),
+    # Two choices the paper leaves open (Sec. 5.2), each a labelled alternative reading beside the headline:
+    "arm_order": Param(str, default="table", choices=("table", "shuffled"),
+                       doc="order of the 672 arms: the paper's listing (num.trees-major, which sets the order of "
+                           "UCB's and TS's initial round-robin) or one fixed random permutation (arm_order_seed)"),
+    "arm_order_seed": Param(int, default=0, doc="seed of the permutation of arm_order = shuffled"),
+    "time_scale": Param(float, default=1.0,
+                        doc="unit of the training times: C = seconds x time_scale (1: seconds, digest A11; the "
+                            "paper's footnote 4 asks c to map C onto the rewards' scale [0, 1])"),
 }
 ALGORITHM_PARAMS = {
     "policy": Param(str, choices=("rcucb", "ucb", "ts")),
@@ -128,11 +136,24 @@ def ames_table(experiment) -> tuple[pd.DataFrame, dict]:
     return forest_model.read_verified(Path(experiment.repo_root) / experiment.requires[0])
 
 
+def ames_arms(rewards: np.ndarray, times: np.ndarray, arm_list: pd.DataFrame, params: dict
+              ) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+    """The arms in the reading's order and time unit: ``time_scale`` multiplies every training time (the
+    grid of limits, read from the times, scales with them); ``arm_order = shuffled`` permutes the arms
+    with one fixed seeded permutation (every algorithm and replication sees the same order)."""
+    params = complete(params, AMES_PARAMS, "params")
+    times = times * float(params["time_scale"])
+    if params["arm_order"] == "shuffled":
+        order = np.random.default_rng(int(params["arm_order_seed"])).permutation(len(arm_list))
+        rewards, times, arm_list = rewards[order], times[order], arm_list.iloc[order].reset_index(drop=True)
+    return rewards, times, arm_list
+
+
 def ames_setting(experiment) -> tuple[ce.CensoredArms, np.ndarray, np.ndarray, pd.DataFrame]:
     """Arms replaying the surrogate table, the limit grid linspace(Q1, Q3, m) of run 0's times, lambda."""
     params = experiment.params
     table, _ = ames_table(experiment)
-    rewards, times, arm_list = forest_model.arm_tables(table, params["normaliser"])
+    rewards, times, arm_list = ames_arms(*forest_model.arm_tables(table, params["normaliser"]), params)
     first_run = times[:, 0]  # "if each possible configuration is run once": run k = 1
     q1, q3 = np.percentile(first_run, [25, 75])  # numpy default = R type 7
     taus = ce.resource_grid(float(q3), int(params["grid_size"]), "linspace", tau_min=float(q1))
