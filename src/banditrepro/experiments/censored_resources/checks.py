@@ -321,3 +321,27 @@ def paired_relative_difference_below(ctx, figure, panel, a, b, max_relative, z=2
     return ClaimResult(measured=f"|{a} - {b}| / |{b}| at T={T} = {fmt(rel)} ± {fmt(se)} ({a} {side})",
                        threshold=f"< {max_relative} (by > {z} s.e.)",
                        verdict=compare_threshold(rel, se, max_relative, below=True, z=z))
+
+
+@claim_check("printed_censored_cells")
+def printed_censored_cells(ctx, cells, tolerance, z=2.0):
+    """How close one algorithm's censored proportions come to a column of the paper's printed table cells
+    (a reading's closeness, config ``readings: cells:``). ``cells``: ``{cell: label, experiment, algorithm,
+    paper}`` each. A cell holds when |mean - paper| <= ``tolerance`` (inconclusive within ``z`` s.e.); the
+    claim holds when every cell does. Measured: how many cells hold, the mean |measured - paper| and the
+    largest."""
+    diffs, verdicts = [], []
+    for cell in cells:
+        x = censored_proportions(ctx, cell["experiment"], cell["algorithm"])
+        diff = abs(float(np.mean(x)) - float(cell["paper"]))
+        diffs.append((diff, cell["cell"]))
+        verdicts.append(compare_threshold(diff, _se(x), float(tolerance), below=True, z=z))
+    if not diffs:
+        raise ValueError("printed_censored_cells needs at least one cell")
+    worst = max(diffs)
+    mean_diff = sum(d for d, _ in diffs) / len(diffs)  # a plain sequential sum: no CPU-dependent rounding
+    held = sum(v == "reproduced" for v in verdicts)
+    return ClaimResult(measured=f"{held} of {len(diffs)} cells within {fmt(float(tolerance))}; mean |measured - paper| "
+                                f"{fmt(mean_diff)}, largest {fmt(worst[0])} ({worst[1]})",
+                       threshold=f"every cell within {fmt(float(tolerance))} (by > {z} s.e.)",
+                       verdict=_combine(verdicts))
