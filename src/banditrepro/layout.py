@@ -41,6 +41,8 @@ WILDCARD_CONSTRAINTS = {
     "table": r"[A-Za-z0-9_]+",
     "shard": r"r\d{6}-\d{6}",
     "seed": r"\d+",
+    "claim": r"[A-Za-z0-9_.]+",
+    "look": r"\d+",
 }
 
 #: result CSVs of a figure (each locked and compared by `verify`)
@@ -121,6 +123,11 @@ def paper_report_file(paper) -> str:
 
 def robustness_file(paper) -> str:
     return f"{RESULTS}/{paper}/robustness.csv"
+
+
+def sequential_look_file(paper, claim, look) -> str:
+    """One look of a claim's sequential replications (report/sequential.py)."""
+    return f"{RESULTS}/{paper}/sequential/{claim}/look{look}.json"
 
 
 REPORT_FILE = f"{RESULTS}/report.md"
@@ -240,6 +247,8 @@ SEED_FIGURE_CLAIMS_PATTERN = figure_claims_file(_P, _F, seed=_SEED)
 SIMULATE_LOG_PATTERN = simulate_log(_P, _E, _S)
 SUMMARIZE_LOG_PATTERN = summarize_log(_P, _F)
 FIGURE_CLAIMS_LOG_PATTERN = figure_claims_log(_P, _F)
+SEQUENTIAL_LOOK_PATTERN = sequential_look_file(_P, "{claim}", "{look}")
+SEQUENTIAL_LOOK_LOG_PATTERN = f"{LOGS}/{_P}/sequential/{{claim}}/look{{look}}.log"
 PLOT_LOG_PATTERN = plot_log(_P, _F)
 CLAIMS_LOG_PATTERN = claims_log(_P)
 TABLE_LOG_PATTERN = table_log(_P, _T)
