@@ -43,6 +43,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/plot.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/sequential.smk"
 include: "workflow/rules/robustness.smk"
 
 

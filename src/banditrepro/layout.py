@@ -42,6 +42,8 @@ WILDCARD_CONSTRAINTS = {
     "table": r"[A-Za-z0-9_]+",
     "shard": r"r\d{6}-\d{6}",
     "seed": r"\d+",
+    "claim": r"[A-Za-z0-9_.]+",
+    "look": r"\d+",
 }
 
 #: result CSVs of a figure (each locked and compared by `verify`)
@@ -136,6 +138,9 @@ def paper_page_file(paper) -> str:
 def paper_glance_file(paper) -> str:
     """The paper's row of the HTML report's results-at-a-glance table (an HTML fragment)."""
     return f"{RESULTS}/{paper}/glance.html"
+def sequential_look_file(paper, claim, look) -> str:
+    """One look of a claim's sequential replications (report/sequential.py)."""
+    return f"{RESULTS}/{paper}/sequential/{claim}/look{look}.json"
 
 
 REPORT_FILE = f"{RESULTS}/report.md"
@@ -267,6 +272,8 @@ SEED_FIGURE_CLAIMS_PATTERN = figure_claims_file(_P, _F, seed=_SEED)
 SIMULATE_LOG_PATTERN = simulate_log(_P, _E, _S)
 SUMMARIZE_LOG_PATTERN = summarize_log(_P, _F)
 FIGURE_CLAIMS_LOG_PATTERN = figure_claims_log(_P, _F)
+SEQUENTIAL_LOOK_PATTERN = sequential_look_file(_P, "{claim}", "{look}")
+SEQUENTIAL_LOOK_LOG_PATTERN = f"{LOGS}/{_P}/sequential/{{claim}}/look{{look}}.log"
 PLOT_LOG_PATTERN = plot_log(_P, _F)
 CLAIMS_LOG_PATTERN = claims_log(_P)
 READINGS_LOG_PATTERN = readings_log(_P)

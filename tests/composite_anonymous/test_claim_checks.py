@@ -115,3 +115,22 @@ def test_default_best_inconclusive_band(tmp_path):
     assert res.verdict == "inconclusive" and "(2 within noise)" in res.measured
     with pytest.raises(KeyError, match="sweep"):
         default_best(ctx, "fig2", "ars_a4", ["ars_a2", "ars_a4"])
+
+
+def test_default_best_compare_restricts_to_theorem_alphas(tmp_path):
+    # α = 2 (outside Theorem 1) is 30 % better in every panel; among α = 4, 6, 8 the default is the best
+    alpha = [_vals(ALPHA, 130.0, 100.0)] * 3
+    ctx = _sweep_ctx(tmp_path, alpha, [_vals(F, 90.0, 100.0)])
+    assert default_best(ctx, "fig2", "ars_a4", ALPHA).verdict == "not_reproduced"
+    res = default_best(ctx, "fig2", "ars_a4", ALPHA, compare=["ars_a4", "ars_a6", "ars_a8"])
+    # α = 6, 8 end at 150: α = 4 (130) is the best of the three, its s.d. (s.e. 1, n 100) ties them: rank 1 of 3
+    assert res.verdict == "reproduced" and "in 3/3 panels" in res.measured and "ars_a2" not in res.measured
+
+
+def test_log_growth_names_the_undecided_experiment(tmp_path):
+    finals = np.r_[np.full(49, 20.0), 2000.0]  # one lock-in run: inconclusive (test above)
+    res = log_growth_ratio(_growth_ctx(tmp_path, finals), "fig2", "ars_a4", max_ratio=1.5)
+    assert res.verdict == "inconclusive" and res.undecided == ("e",)
+    rng = np.random.default_rng(1)
+    res = log_growth_ratio(_growth_ctx(tmp_path, 20.0 + rng.normal(0, 0.5, 50)), "fig2", "ars_a4", max_ratio=1.5)
+    assert res.verdict == "reproduced" and res.undecided == ()

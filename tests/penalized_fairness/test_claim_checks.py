@@ -92,3 +92,104 @@ def test_theorem_42_bounds_check():
                             "1 arms bounded by tau_k T: largest N_k - tau_k T -50")
     res = theorem_42_bounds(_fixed_ctx([18000, 1000, 330, 150]), "fig4", ["e"], "ht", slack=5.0)
     assert res.verdict == "not_reproduced"
+
+
+# --- Setting 2 transition widths and LFG's "all arms"; Setting 1 guards of the baselines -------------
+
+from banditrepro.experiments.penalized_fairness.checks import (  # noqa: E402
+    fair_regret_sublinear,
+    lfg_mostly_unfair,
+    transition,
+    transition_width,
+    unfairness_bound,
+)
+
+ETAS = np.array([0.2, 0.4, 0.6, 0.8, 0.9, 1.0])
+
+
+def test_transition_by_hand():
+    unfair = np.array([[1, 1, 1], [1, 1, 0], [1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]], dtype=bool)
+    # first unfair arm at eta 0.6 (coming down from 1), all three at 0.2: width 0.4
+    assert transition(ETAS, unfair) == (0.6, 0.2)
+    sudden = np.array([[1, 1, 1]] * 5 + [[0, 0, 0]], dtype=bool)
+    assert transition(ETAS, sudden) == (0.9, 0.9)
+    assert all(np.isnan(transition(ETAS, np.zeros((6, 3), dtype=bool))))
+
+
+def _setting2_ctx(paths):
+    """Experiment 'e': means (0.9, 0.5, 0.3, 0.2), tau 0.1, T = 1000 (fair share 100 pulls; unfair: u > 2);
+    ``paths[algo]`` = (eta, 4) boolean unfairness pattern, written as u = 50 (unfair) or 0."""
+    exp = SimpleNamespace(params={"means": [0.9, 0.5, 0.3, 0.2], "tau": 0.1, "distribution": "gaussian"},
+                          horizon=1000)
+    outs = {a: SimulationOutput(checkpoints=np.round(ETAS * 1000).astype(int),
+                                curves={f"u{k + 1}": 50.0 * np.asarray(p, dtype=float)[None, :, k] for k in range(4)})
+            for a, p in paths.items()}
+    return SimpleNamespace(spec=SimpleNamespace(experiments={"e": exp}), replications=lambda e: outs)
+
+
+ONE_BY_ONE = [[0, 1, 1, 1], [0, 0, 1, 1], [0, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+SUDDEN = [[0, 1, 1, 1]] * 5 + [[0, 0, 0, 0]]  # all suboptimal arms unfair from eta 0.9 down
+SUDDEN_BUT_ONE = [[0, 1, 1, 1]] * 3 + [[0, 0, 1, 1]] * 2 + [[0, 0, 0, 0]]
+
+
+def test_transition_width_claim():
+    ctx = _setting2_ctx({"ht": ONE_BY_ONE, "lfg": SUDDEN, "flearn": SUDDEN})
+    res = transition_width(ctx, "fig2", ["e"], "ht", ["flearn", "lfg"], min_ratio=2.0, sudden_from=0.9)
+    # HT: first 0.6, all at 0.2 -> 0.4; baselines 0.9 - 0.9 = 0
+    assert res.verdict == "reproduced" and "width HT-UCB 0.4" in res.measured
+    # a baseline that turns unfair gradually (width 0.9 - 0.6 = 0.3 > 0.4 / 2) fails
+    ctx = _setting2_ctx({"ht": ONE_BY_ONE, "lfg": SUDDEN_BUT_ONE, "flearn": SUDDEN})
+    assert transition_width(ctx, "fig2", ["e"], "ht", ["flearn", "lfg"], sudden_from=0.9).verdict == "not_reproduced"
+    # baselines whose first unfair arm appears only well below eta = 1 fail the "once it decreases from one" part
+    assert transition_width(_setting2_ctx({"ht": ONE_BY_ONE, "lfg": SUDDEN, "flearn": SUDDEN}), "fig2", ["e"], "ht",
+                            ["flearn", "lfg"], sudden_from=0.95).verdict == "not_reproduced"
+
+
+def test_lfg_all_arms_counts():
+    ctx = _setting2_ctx({"lfg": SUDDEN_BUT_ONE, "ht": ONE_BY_ONE})
+    res = lfg_mostly_unfair(ctx, "fig2", ["e"], "lfg", eta_range=[0.6, 0.9])
+    assert res.verdict == "not_reproduced" and "LFG min #unfair = 2/3 (below 3 at eta = [0.8, 0.9])" in res.measured
+    assert lfg_mostly_unfair(ctx, "fig2", ["e"], "lfg", eta_range=[0.2, 0.6]).verdict == "reproduced"
+    # the earlier reading: >= 2 of 3 and HT none over [0.8, 0.9]
+    assert lfg_mostly_unfair(ctx, "fig2", ["e"], "lfg", eta_range=[0.8, 0.9], ht="ht", min_unfair=2).verdict == "reproduced"
+
+
+def _setting1_ctx(pulls_by_algo, means):
+    """Setting 1 panel 'p' (experiment 'e', case tau0.5 over 2 arms: tau_k = 0.25), runs at T = 100, 200;
+    ``pulls_by_algo[algo]`` = (R, 2, 2) pull counts."""
+    exp = SimpleNamespace(params={"cases": [{"id": "tau0.5", "tau": {"total": 0.5}, "distribution": "gaussian"}]})
+    outs = {}
+    for a, n in pulls_by_algo.items():
+        n = np.asarray(n, dtype=float)
+        outs[a] = SimulationOutput(checkpoints=np.array([100, 200]),
+                                   curves={f"N{k + 1}_tau0.5": n[:, :, k] for k in range(2)},
+                                   finals={f"mu{k + 1}": np.full(n.shape[0], means[k]) for k in range(2)})
+    panel = {"id": "p", "experiment": "e", "metric": "regret_tau0.5"}
+    return SimpleNamespace(spec=SimpleNamespace(experiments={"e": exp}), panel=lambda f, p: panel,
+                           replications=lambda e: outs)
+
+
+def test_unfairness_bounds_by_hand():
+    # fair shares 25 / 50 pulls per arm at T = 100 / 200
+    fair = [[[75, 25], [150, 50]]] * 2
+    behind = [[[80, 20], [150, 50]]] * 2  # arm 2 five pulls short at T = 100
+    ctx = _setting1_ctx({"flearn": fair, "lfg": behind}, [0.9, 0.1])
+    assert unfairness_bound(ctx, "fig1", ["p"], "flearn", "zero").verdict == "reproduced"
+    res = unfairness_bound(ctx, "fig1", ["p"], "lfg", "zero")
+    assert res.verdict == "not_reproduced" and res.measured == (
+        "largest max_k u_k - (0 + 1.0) = 4 at p T=100 (max u_k 5)")
+    # within sqrt(100) + 1 = 11
+    assert unfairness_bound(ctx, "fig1", ["p"], "lfg", "sqrt_T").verdict == "reproduced"
+
+
+def test_fair_regret_sublinear_by_hand():
+    # best fair policy: 0.25 T pulls of each arm, the rest (0.5 T) on arm 1; with means (0.9, 0.1)
+    # W*(T) = T (0.25 * 0.9 + 0.25 * 0.1 + 0.5 * 0.9) = 0.7 T: 70 at T = 100, 140 at T = 200
+    # pulls (70, 30) / (148, 52): W = 66 / 138.4 -> R_fair 4 -> 1.6: second-half increment -2.4 < 4
+    good = [[[70, 30], [148, 52]]] * 3
+    # pulls (70, 30) / (130, 70): W = 66 / 124 -> R_fair 4 -> 16: second-half increment 12 > 4
+    bad = [[[70, 30], [130, 70]]] * 3
+    ctx = _setting1_ctx({"good": good, "bad": bad}, [0.9, 0.1])
+    res = fair_regret_sublinear(ctx, "fig1", ["p"], "good")
+    assert res.verdict == "reproduced" and res.measured == "p: R_fair 4 -> 1.6"
+    assert fair_regret_sublinear(ctx, "fig1", ["p"], "bad").verdict == "not_reproduced"

@@ -269,7 +269,9 @@ def claim_figure_results(wildcards):
 
 
 def claim_figure_inputs(wildcards):
-    return claim_figure_results(wildcards).inputs()
+    inputs = claim_figure_results(wildcards).inputs()
+    inputs["sequential"] = sequential_final_looks(wildcards)  # sequential.smk: the last look of each claim that has looks
+    return inputs
 
 
 def table_results(wildcards):

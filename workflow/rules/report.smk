@@ -16,6 +16,9 @@ rule claims_figure:
         unavailable=lambda w: figure_availability(w.paper).missing,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         results=lambda w: claim_figure_results(w)._asdict(),
+        # the claims that take sequential looks (sequential.smk): a change reruns the job, whose input function
+        # then walks the looks (Snakemake does not rerun an existing output for a pending checkpoint alone)
+        sequential=lambda w: [c["id"] for c in sequential_claims_measured(w.paper, w.figure)] if set(w.keys()) == {"paper", "figure"} else [],
     log:
         layout.FIGURE_CLAIMS_LOG_PATTERN,
     conda:

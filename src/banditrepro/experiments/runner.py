@@ -18,8 +18,11 @@ def keys_for(exp: ExperimentSpec, algorithm: str, seed: int, start: int, stop: i
     """Noise keys (shared by all algorithms when the experiment uses common random numbers)
     and policy keys for replications [start, stop)."""
     noise_path = (exp.paper, exp.id, "noise") if exp.common_random_numbers else (exp.paper, exp.id, algorithm, "noise")
-    noise = replication_keys(seed, noise_path, exp.replications, start, stop)
-    policy = replication_keys(seed, (exp.paper, exp.id, algorithm, "policy"), exp.replications, start, stop)
+    # replication r gets child r of its stream whatever the total: a sequential look's extra replications
+    # (report/sequential.py) are blocks r >= exp.replications of the same streams
+    n_total = max(exp.replications, stop)
+    noise = replication_keys(seed, noise_path, n_total, start, stop)
+    policy = replication_keys(seed, (exp.paper, exp.id, algorithm, "policy"), n_total, start, stop)
     return noise, policy
 
 

@@ -22,6 +22,9 @@ class ClaimResult:
     measured: str
     threshold: str
     verdict: str
+    #: experiments whose part of the claim is still within its band: the ones a sequential look
+    #: (report/sequential.py) gives more replications (empty: all the claim reads)
+    undecided: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -325,3 +328,43 @@ def printed_cells(ctx, figure, cells, tolerance):
     return ClaimResult(measured=f"mean |measured - paper| {fmt(mean_diff)} over {len(diffs)} cells; largest "
                                 f"{fmt(worst[0])} at {worst[1]} ({fmt(worst[2])} vs {fmt(worst[3])})",
                        threshold=f"every cell within {fmt(float(tolerance))}", verdict=combine_verdicts(verdicts))
+
+
+@claim_check("sublinear_halves")
+def sublinear_halves(ctx, figure, algorithms, figures=None, metric=None, z=2.0):
+    """Sub-linear growth of each algorithm's curve in every experiment of ``figures`` that plots it: the
+    increment over [T/2, T] is below the increment over [0, T/2], judged per replication (d_r = 2 R_r(T/2)
+    - R_r(T), its mean beyond ``z`` s.e. above 0). A sanity guard of an algorithm's own theory (a regret
+    bound that is sub-linear in T): a bug that breaks a baseline or the paper's algorithm fails here instead
+    of raising or lowering a comparison's verdict. Each (experiment, algorithm) is judged once, at the
+    first checkpoint >= T/2."""
+    seen, verdicts, parts, undecided = set(), [], [], []
+    worst = None  # (second/first increment ratio, where)
+    for fig in (figures or [figure]):
+        for panel in ctx.spec.figures[fig]["panels"]:
+            exp = panel["experiment"]
+            for algo in algorithms:
+                if algo not in panel.get("algorithms", ctx.spec.experiments[exp].algorithms) or (exp, algo) in seen:
+                    continue
+                seen.add((exp, algo))
+                steps, curves = per_replication(ctx, fig, panel["id"], algo, metric)
+                T = steps[-1]
+                j = min(int(np.searchsorted(steps, T // 2)), len(steps) - 1)
+                first, second = curves[:, j], curves[:, -1] - curves[:, j]
+                diff, se = mean_se(first - second)
+                verdict = compare_greater(diff, se, z)
+                verdicts.append(verdict)
+                if verdict == INCONCLUSIVE and exp not in undecided:
+                    undecided.append(exp)
+                ratio = float(second.mean() / first.mean()) if first.mean() > 0 else math.inf
+                if worst is None or ratio > worst[0]:
+                    worst = (ratio, f"{exp}/{algo}")
+                if verdict != REPRODUCED:
+                    parts.append(f"{exp}/{algo}: second/first half {fmt(ratio)} ({verdict.replace('_', ' ')})")
+    if worst is None:
+        raise KeyError(f"no panel of {figures or [figure]} plots any of {algorithms}")
+    n_ok = sum(v == REPRODUCED for v in verdicts)
+    measured = (f"{n_ok}/{len(verdicts)} (experiment, algorithm) pairs sub-linear; largest second-half / first-half "
+                f"increment {fmt(worst[0])} at {worst[1]}" + (" [" + "; ".join(parts) + "]" if parts else ""))
+    return ClaimResult(measured=measured, threshold=f"R(T) - R(T/2) < R(T/2) by > {z} s.e. in every pair",
+                       verdict=combine_verdicts(verdicts), undecided=tuple(undecided))

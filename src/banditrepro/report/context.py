@@ -45,6 +45,14 @@ class ResultsContext:
             raise KeyError(f"no claims of figure {figure!r} given (a table lists them under `claims:`)")
         return pd.read_csv(self._claims[figure], dtype=str, keep_default_na=False)
 
+    def use_summary(self, figure: str, summary: pd.DataFrame, reference: pd.DataFrame | None = None) -> None:
+        """Read ``figure``'s summary (and reference curves) from frames instead of files: a sequential look
+        (report/sequential.py) summarizes the figure from more replications than its summary.csv holds."""
+        self._summaries.setdefault(figure, Path(f"<{figure} summary in memory>"))
+        self._cache[("summary", figure)] = summary
+        if reference is not None:
+            self._cache[("reference", figure)] = reference
+
     def has_figure(self, figure: str) -> bool:
         return figure in self._summaries
 

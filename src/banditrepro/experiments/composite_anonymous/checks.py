@@ -52,7 +52,7 @@ def log_growth_ratio(ctx, figure, algorithm, panels=None, max_ratio=1.5, figures
     The verdict is on the mean curve, with a ``z``-s.e. inconclusive band (s.e. of the ratio over
     replications, delta method). A panel that does not pass is reported with the mean beside the median
     final regret (:func:`final_spread`): a mean driven by a few lock-in runs shows as a median far below it."""
-    ratios, verdicts, failing = [], [], []
+    ratios, verdicts, failing, undecided = [], [], [], []
     for fig in (figures or [figure]):
         for panel in _panels(ctx, fig, panels if fig == figure else None):
             spec_panel = ctx.panel(fig, panel)
@@ -62,6 +62,8 @@ def log_growth_ratio(ctx, figure, algorithm, panels=None, max_ratio=1.5, figures
             ratio, se = increment_ratio(curves, out.checkpoints, T)
             verdict = compare_threshold(ratio, se, max_ratio, below=True, z=z)
             verdicts.append(verdict)
+            if verdict == "inconclusive" and spec_panel["experiment"] not in undecided:
+                undecided.append(spec_panel["experiment"])
             ratios.append((f"{fig}/{panel}", ratio))
             if verdict != "reproduced":
                 finals = curves[:, min(int(np.searchsorted(out.checkpoints, T)), len(out.checkpoints) - 1)]
@@ -73,7 +75,7 @@ def log_growth_ratio(ctx, figure, algorithm, panels=None, max_ratio=1.5, figures
     if failing:
         lead += " [" + "; ".join(failing) + "]"
     return ClaimResult(measured=f"{lead} ({text})", threshold=f"<= {max_ratio} in every panel (by > {z} s.e.)",
-                       verdict=combine_verdicts(verdicts))
+                       verdict=combine_verdicts(verdicts), undecided=tuple(undecided))
 
 
 @claim_check("composite_beats_baseline")
@@ -104,12 +106,14 @@ def beats_baseline(ctx, figure, algorithm, baselines: dict, figures=None, z=2.0)
 
 
 @claim_check("composite_default_best")
-def default_best(ctx, figure, algorithm, sweep, figures=None, within=0.10, sd_rank_fraction=0.5, z=2.0):
+def default_best(ctx, figure, algorithm, sweep, figures=None, within=0.10, sd_rank_fraction=0.5, z=2.0,
+                 compare=None):
     """C3: the default (α=4, f=k²) is best or within ``within`` of the best ARS-UCB final regret in a majority
     of the panels of one sweep, and its across-run s.d. is in the smallest half of the panel's variants in a
     majority. ``sweep`` names the ARS-UCB variants of the sweep (the α-sweep or the f-sweep); only panels
     plotting exactly these are used, so the two sweeps get their own verdicts (an f-sweep panel cannot
-    contain α = 2).
+    contain α = 2). ``compare`` (default: the whole sweep) restricts the best and the s.d. ranking to some of
+    the sweep's variants, e.g. the α values Theorem 1 covers.
 
     Per panel, "within" is judged with standard errors: the default is close if (1 + within)·best − default
     exceeds ``z`` s.e., far if it is below −z s.e., undecided otherwise; the claim is inconclusive while the
@@ -121,6 +125,8 @@ def default_best(ctx, figure, algorithm, sweep, figures=None, within=0.10, sd_ra
             algos = [a for a in panel.get("algorithms", []) if a.startswith("ars")]
             if set(algos) != sweep or algorithm not in algos:
                 continue
+            if compare is not None:
+                algos = [a for a in algos if a in compare]
             finals = {a: ctx.point(fig, panel["id"], a) for a in algos}
             sds = {a: p.se * math.sqrt(p.n) for a, p in finals.items()}
             best_algo = min(finals, key=lambda a: finals[a].mean)
