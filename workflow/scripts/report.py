@@ -18,10 +18,11 @@ def main(snakemake) -> None:
     findings = {paper: render_findings(load_paper(paper, snakemake.params.scale, root), read_claims(path))
                 for paper, path in claims.items()}
     robustness = {paper: Path(layout.robustness_file(paper)) for paper in snakemake.params.robustness_papers}
+    mutants = {paper: Path(layout.mutants_file(paper)) for paper in snakemake.params.mutants_papers}
     prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
                              root)
     overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness,
-                   snakemake.params.not_built)
+                   snakemake.params.not_built, mutants)
     provenance.write_sidecar(snakemake.output[0], prov)
 
 
