@@ -180,7 +180,7 @@ def run_job(package: Path | str, job: dict) -> None:
     scratch copy in ``package``: the copy must be the ``banditrepro`` this process imported (the job's
     shell put it first on PYTHONPATH), else the job stops before computing anything."""
     copy = (Path(package) / PACKAGE).resolve()
-    if PACKAGE_DIR != copy:
+    if copy != PACKAGE_DIR:
         raise MutantError(f"a mutant job must run the scratch copy {copy}, but imported {PACKAGE} from {PACKAGE_DIR} "
                           "(put the copy's folder first on PYTHONPATH)")
     script = Path(job["script"]).resolve()
