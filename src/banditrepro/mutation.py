@@ -57,6 +57,14 @@ class Mutant:
     def as_dict(self) -> dict:
         return {**self.__dict__, "shared_with": list(self.shared_with)}
 
+    def patch_fields(self) -> dict:
+        """What the scratch copy depends on (so a reworded description or explanation reruns nothing)."""
+        return {"id": self.id, "paper": self.paper, "file": self.file, "old": self.old, "new": self.new}
+
+    @classmethod
+    def from_patch(cls, fields: dict) -> Mutant:
+        return cls(algorithm="", description="", **fields)
+
 
 def mutants_of(spec) -> list[Mutant]:
     """The mutants a paper config declares (``mutants:``), in config order."""
@@ -100,7 +108,7 @@ def write_scratch_copy(mutant: Mutant, dest: Path | str, package_dir: Path | str
     copy = dest / PACKAGE
     shutil.copytree(package_dir, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (copy / mutant.file).write_text(mutated, encoding="utf-8")
-    (dest / "mutant.json").write_text(json.dumps(mutant.as_dict(), indent=1, sort_keys=True) + "\n",
+    (dest / "mutant.json").write_text(json.dumps(mutant.patch_fields(), indent=1, sort_keys=True) + "\n",
                                       encoding="utf-8")
     return copy
 

@@ -15,7 +15,7 @@ rule mutant_package:
     output:
         directory(layout.MUTANT_PACKAGE_PATTERN),
     params:
-        mutant=lambda w: mutant_of(w).as_dict(),
+        patch=lambda w: mutant_of(w).patch_fields(),
     log:
         layout.MUTANT_PACKAGE_LOG_PATTERN,
     conda:

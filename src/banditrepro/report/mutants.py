@@ -83,7 +83,8 @@ def score_text(table: pd.DataFrame) -> str:
 
 
 def _mutant_line(row: Mapping) -> str:
-    line = f"**{row['mutant']}** ({row['algorithm']}, {row['status']}): {row['description']}"
+    description = str(row["description"]).rstrip(".")
+    line = f"**{row['mutant']}** ({row['algorithm']}, {row['status']}): {description}."
     if str(row.get("flipped_claims") or ""):
         line += f" Verdicts changed: {row['flipped_claims']}."
     why = str(row.get("explanation") or "")
