@@ -5,6 +5,7 @@
 #   snakemake --cores 2 datasets                fetch, verify and preprocess the data sets
 #   snakemake --cores 2 verify --config scale=smoke   compare results with the committed lock (config/locks/)
 #   snakemake --cores 2 robustness_satisficing_ucl    headline verdicts under extra root seeds (robustness.csv)
+#   snakemake --cores 2 mutants_satisficing_ucl       planted bugs the claims must catch (mutants.csv)
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -39,12 +40,14 @@ report: "report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/robustness_common.smk"
+include: "workflow/rules/mutants_common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/plot.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/sequential.smk"
 include: "workflow/rules/robustness.smk"
+include: "workflow/rules/mutants.smk"
 
 
 for _extra in paper_rule_files():

@@ -17,6 +17,9 @@ the robustness targets; logs likewise under ``logs`` or ``logs/robustness/seed<S
     results/<paper>/tables/<table>.{csv,md}            a table
     results/<paper>/report.md                          a paper's replication report
     results/<paper>/robustness.csv                     headline verdicts under the extra root seeds
+    results/<paper>/mutants.csv                        each planted bug's effect on the verdicts
+    results/mutants/<mutant>/package/banditrepro/      the scratch copy of the package with one bug planted
+    results/mutants/<mutant>/<paper>/...               shards, summaries, claims built by that copy
     results/<paper>/<name>/...                         files private to a paper's own rules (paper_file)
     results/report.md                                  the overall report
     figures/<paper>/<figure>.{png,pdf}                 a figure
@@ -44,6 +47,7 @@ WILDCARD_CONSTRAINTS = {
     "seed": r"\d+",
     "claim": r"[A-Za-z0-9_.]+",
     "look": r"\d+",
+    "mutant": r"[a-z0-9_]+",
 }
 
 #: result CSVs of a figure (each locked and compared by `verify`)
@@ -144,6 +148,41 @@ def sequential_look_file(paper, claim, look) -> str:
 
 
 REPORT_FILE = f"{RESULTS}/report.md"
+
+
+def mutants_file(paper) -> str:
+    """Each planted bug (mutant) of a paper with what it did to the verdicts (workflow/rules/mutants.smk)."""
+    return f"{RESULTS}/{paper}/mutants.csv"
+
+
+# ------------------------------------------------------- mutants (results built by a scratch copy of the package)
+
+
+def mutant_root(mutant) -> str:
+    """``results/mutants/<mutant>``: everything built with one planted bug."""
+    return f"{RESULTS}/mutants/{mutant}"
+
+
+def mutant_package_dir(mutant) -> str:
+    """The folder put on PYTHONPATH by a mutant's jobs: it holds the patched copy ``banditrepro/``."""
+    return f"{mutant_root(mutant)}/package"
+
+
+def mutant_shard_file(mutant, paper, experiment, shard) -> str:
+    return f"{mutant_root(mutant)}/{paper}/shards/{experiment}/{shard}.npz"
+
+
+def mutant_figure_csv(mutant, paper, figure, kind) -> str:
+    return f"{mutant_root(mutant)}/{paper}/{figure}/{kind}.csv"
+
+
+def mutant_figure_claims_file(mutant, paper, figure) -> str:
+    return f"{mutant_root(mutant)}/{paper}/claims/{figure}.csv"
+
+
+def mutant_log(mutant, *parts) -> str:
+    """A log of a mutant's jobs: logs/mutants/<mutant>/<parts...>."""
+    return "/".join([LOGS, "mutants", str(mutant), *map(str, parts)])
 
 
 def paper_file(paper, *parts) -> str:
@@ -268,6 +307,19 @@ SEED_SHARD_PATTERN = shard_file(_P, _E, _S, seed=_SEED)
 SEED_SUMMARY_PATTERN = summary_file(_P, _F, seed=_SEED)
 SEED_REFERENCE_PATTERN = reference_file(_P, _F, seed=_SEED)
 SEED_FIGURE_CLAIMS_PATTERN = figure_claims_file(_P, _F, seed=_SEED)
+# the same results built by a mutant's scratch copy of the package (mutants.smk)
+_M = "{mutant}"
+MUTANTS_PATTERN = mutants_file(_P)
+MUTANT_PACKAGE_PATTERN = mutant_package_dir(_M)
+MUTANT_SHARD_PATTERN = mutant_shard_file(_M, _P, _E, _S)
+MUTANT_SUMMARY_PATTERN = mutant_figure_csv(_M, _P, _F, "summary")
+MUTANT_REFERENCE_PATTERN = mutant_figure_csv(_M, _P, _F, "reference")
+MUTANT_FIGURE_CLAIMS_PATTERN = mutant_figure_claims_file(_M, _P, _F)
+MUTANT_PACKAGE_LOG_PATTERN = mutant_log(_M, "package.log")
+MUTANT_SIMULATE_LOG_PATTERN = mutant_log(_M, _P, "simulate", _E, f"{_S}.log")
+MUTANT_SUMMARIZE_LOG_PATTERN = mutant_log(_M, _P, "summarize", f"{_F}.log")
+MUTANT_FIGURE_CLAIMS_LOG_PATTERN = mutant_log(_M, _P, "claims", f"{_F}.log")
+MUTANTS_LOG_PATTERN = paper_log(_P, "mutants.log")
 
 SIMULATE_LOG_PATTERN = simulate_log(_P, _E, _S)
 SUMMARIZE_LOG_PATTERN = summarize_log(_P, _F)

@@ -313,6 +313,8 @@ def paper_report_inputs(wildcards):
     }
     if robustness_in_report(wildcards.paper):  # robustness_common.smk
         inputs["robustness"] = layout.robustness_file(wildcards.paper)
+    if mutants_in_report(wildcards.paper):  # mutants_common.smk
+        inputs["mutants"] = layout.mutants_file(wildcards.paper)
     return inputs
 
 

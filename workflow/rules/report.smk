@@ -137,6 +137,7 @@ rule report:
         claims=[layout.claims_file(p) for p in available_papers()],
         reports=[layout.paper_report_file(p) for p in available_papers()],
         robustness=lambda w: [layout.robustness_file(p) for p in available_papers() if robustness_in_report(p)],
+        mutants=lambda w: [layout.mutants_file(p) for p in available_papers() if mutants_in_report(p)],
     output:
         layout.REPORT_FILE,
     params:
@@ -146,6 +147,8 @@ rule report:
         papers=available_papers(),
         # papers whose robustness.csv is an input (robustness_common.smk)
         robustness_papers=lambda w: [p for p in available_papers() if robustness_in_report(p)],
+        # papers whose mutants.csv is an input (mutants_common.smk)
+        mutants_papers=lambda w: [p for p in available_papers() if mutants_in_report(p)],
     log:
         layout.REPORT_LOG,
     conda:

@@ -7,6 +7,7 @@ import pandas as pd
 from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import read_claims
+from banditrepro.report.mutants import read_mutants
 from banditrepro.report.report import paper_report
 from banditrepro.workflow_io import repo_root, run
 
@@ -24,8 +25,10 @@ def main(snakemake) -> None:
     robustness = pd.read_csv(snakemake.input.robustness, dtype=str, keep_default_na=False) if hasattr(
         snakemake.input, "robustness") else None
     readings = pd.read_csv(snakemake.input.readings, dtype=str, keep_default_na=False)
+    # present when the paper's mutants were built or requested (mutants_common.smk: mutants_in_report)
+    mutants = read_mutants(snakemake.input.mutants) if hasattr(snakemake.input, "mutants") else None
     paper_report(spec, claims, figures, tables, dict(snakemake.params.unavailable), set(snakemake.params.standin),
-                 prov, Path(snakemake.output[0]), robustness, readings)
+                 prov, Path(snakemake.output[0]), robustness, readings, mutants)
     provenance.write_sidecar(snakemake.output[0], prov)
 
 

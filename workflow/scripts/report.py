@@ -20,10 +20,11 @@ def main(snakemake) -> None:
     findings = {paper: render_findings(specs[paper], read_claims(path)) for paper, path in claims.items()}
     causes = {paper: causes_of(spec.config) for paper, spec in specs.items()}
     robustness = {paper: Path(layout.robustness_file(paper)) for paper in snakemake.params.robustness_papers}
+    mutants = {paper: Path(layout.mutants_file(paper)) for paper in snakemake.params.mutants_papers}
     prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
                              root)
     overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness,
-                   snakemake.params.not_built, causes)
+                   snakemake.params.not_built, causes, mutants)
     provenance.write_sidecar(snakemake.output[0], prov)
 
 

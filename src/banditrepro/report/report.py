@@ -10,6 +10,7 @@ import pandas as pd
 from .claims import read_claims
 from .diagnosis import CAUSE_COLUMN, UNDIAGNOSED, cause_breakdown, cause_labels, causes_of, reading_sentences
 from .findings import FINDINGS_HEADING, render_findings, verdict_line
+from .mutants import mutation_lines, overall_mutation_lines, read_mutants
 from .robustness import STABILITY_COLUMN, robustness_seeds_of, stability_labels, stability_sentence, stability_summary
 from .tables import to_markdown
 from .vocabulary import HEADLINE, INCONCLUSIVE, KINDS, NOT_REPRODUCED, REPRODUCED, tally
@@ -77,11 +78,13 @@ def scale_warning(scale: str) -> list[str]:
 
 def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tables: dict[str, Path],
                  unavailable: dict[str, str], standin: set[str], prov: dict, out_path: Path,
-                 robustness: pd.DataFrame | None = None, readings: pd.DataFrame | None = None) -> str:
+                 robustness: pd.DataFrame | None = None, readings: pd.DataFrame | None = None,
+                 mutants: pd.DataFrame | None = None) -> str:
     """The paper's report; with ``robustness`` (its robustness.csv) the claims table gains a column saying
     whether each headline verdict held under every extra root seed, and the findings a stability sentence.
     The verdict line counts the failures by cause; ``readings`` (its readings.csv) adds the alternative
-    readings section."""
+    readings section; with ``mutants`` (its mutants.csv) a section gives the mutation score and the uncaught
+    mutants."""
     out_dir = Path(out_path).parent
     lines = [f"# Replication report: {spec.title}", "",
              f"Paper id `{spec.paper}` · {provenance_line(spec.scale, prov)}", "",
@@ -107,6 +110,8 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
                   for r in spec.resolutions] + [""]
     lines += causes_section(spec, claims)
     lines += readings_section(spec, claims, readings)
+    if mutants is not None:
+        lines += mutation_lines(mutants, spec.paper)
     lines += ["## Claims", ""]
     shown = claims[[c for c in REPORT_CLAIM_COLUMNS if c in claims]]
     if CAUSE_COLUMN in shown:
@@ -143,7 +148,8 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
 def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path], out_path: Path, prov: dict,
                    paper_findings: dict[str, list[str]] | None = None,
                    paper_robustness: dict[str, Path] | None = None, not_built: dict | None = None,
-                   paper_causes: dict[str, dict[str, str]] | None = None) -> str:
+                   paper_causes: dict[str, dict[str, str]] | None = None,
+                   paper_mutants: dict[str, Path] | None = None) -> str:
     """One row of headline tallies per paper (variant and sanity apart), then each paper's findings;
     ``prov`` (a provenance record whose config holds the ``scale``) says what the report was built from,
     as in each paper report. With ``paper_robustness`` ({paper: robustness.csv}) a column counts the
@@ -180,6 +186,7 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
     for paper in paper_claims:
         if paper in paper_findings:
             lines += [f"## {paper}", ""] + [f"- {s}" for s in paper_findings[paper]] + [""]
+    lines += overall_mutation_lines({paper: read_mutants(path) for paper, path in (paper_mutants or {}).items()})
     if not_built and (not_built.get("datasets") or not_built.get("figures")):
         lines += ["## Not built", ""]
         lines += [f"- data set `{name}`: {why}" for name, why in not_built.get("datasets", {}).items()]

@@ -1,0 +1,124 @@
+"""What each planted bug (mutant) did to a paper's verdicts: ``results/<paper>/mutants.csv`` and its report lines.
+
+A mutant's claims (rebuilt by a scratch copy of the package with the bug planted, banditrepro.mutation) are
+compared with the main build's, over the headline and sanity claims of the figures it rebuilt:
+
+- ``caught``: some verdict drops in the order reproduced > inconclusive > not_reproduced (a reader
+  without the lock is alerted);
+- ``misleading``: verdicts change, but only upwards (the bug reads as a better replication);
+- ``escaped``: some measured value moved, no verdict changed;
+- ``equivalent``: no measured value moved (the mutant does not touch what the claims measure).
+
+The mutation score is caught / (planted - equivalent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from .vocabulary import HEADLINE, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, SANITY, claim_records, kind_of
+
+CAUGHT, MISLEADING, ESCAPED, EQUIVALENT = "caught", "misleading", "escaped", "equivalent"
+STATUSES = (CAUGHT, MISLEADING, ESCAPED, EQUIVALENT)
+MUTANT_COLUMNS = ("mutant", "algorithm", "description", "status", "flipped_claims", "moved_claims", "explanation")
+#: a verdict's rank: a change to a lower rank is a drop
+VERDICT_RANK = {REPRODUCED: 2, INCONCLUSIVE: 1, NOT_REPRODUCED: 0}
+CLASSIFIED_KINDS = (HEADLINE, SANITY)
+
+
+def classify(main_claims, mutant_claims) -> tuple[str, list[str], list[str]]:
+    """(status, flipped, moved) of one mutant. ``main_claims``: the main build's claims (rows with claim_id,
+    kind, measured, verdict); ``mutant_claims``: the same claims rebuilt with the mutant. Only headline and
+    sanity claims present in both count. ``flipped`` lists ``"<id>: <main verdict> -> <mutant verdict>"``,
+    ``moved`` the ids whose measured text differs (flipped ones included)."""
+    main = {str(r["claim_id"]): r for r in claim_records(main_claims) if kind_of(r) in CLASSIFIED_KINDS}
+    flipped, moved, dropped = [], [], False
+    for row in claim_records(mutant_claims):
+        cid = str(row["claim_id"])
+        if cid not in main or kind_of(row) not in CLASSIFIED_KINDS:
+            continue
+        before, after = str(main[cid]["verdict"]), str(row["verdict"])
+        if str(main[cid]["measured"]) != str(row["measured"]):
+            moved.append(cid)
+        if before != after:
+            flipped.append(f"{cid}: {before} -> {after}")
+            dropped |= VERDICT_RANK.get(after, -1) < VERDICT_RANK.get(before, -1)
+    if dropped:
+        status = CAUGHT
+    elif flipped:
+        status = MISLEADING
+    elif moved:
+        status = ESCAPED
+    else:
+        status = EQUIVALENT
+    return status, flipped, moved
+
+
+def mutants_table(mutants: Sequence[Mapping], main_claims, mutant_claims: Mapping[str, object]) -> pd.DataFrame:
+    """One row per mutant (``mutants``: dicts with id, algorithm, description, explanation) in order;
+    ``mutant_claims[id]`` is that mutant's claims table (its figures' claim files concatenated)."""
+    rows = []
+    for m in mutants:
+        status, flipped, moved = classify(main_claims, mutant_claims[m["id"]])
+        rows.append({"mutant": m["id"], "algorithm": m["algorithm"], "description": m["description"],
+                     "status": status, "flipped_claims": "; ".join(flipped), "moved_claims": " ".join(moved),
+                     "explanation": m.get("explanation", "") if status != CAUGHT else ""})
+    return pd.DataFrame(rows, columns=list(MUTANT_COLUMNS))
+
+
+def mutation_score(table: pd.DataFrame) -> tuple[int, int]:
+    """(caught, planted - equivalent) of a mutants table."""
+    status = table["status"].astype(str)
+    return int((status == CAUGHT).sum()), int((status != EQUIVALENT).sum())
+
+
+def score_text(table: pd.DataFrame) -> str:
+    caught, counted = mutation_score(table)
+    pct = f" ({100 * caught / counted:.0f} %)" if counted else ""
+    equivalent = int((table["status"].astype(str) == EQUIVALENT).sum())
+    return (f"{caught}/{counted}{pct} caught of {len(table)} planted"
+            + (f", {equivalent} equivalent" if equivalent else ""))
+
+
+def _mutant_line(row: Mapping) -> str:
+    description = str(row["description"]).rstrip(".")
+    line = f"**{row['mutant']}** ({row['algorithm']}, {row['status']}): {description}."
+    if str(row.get("flipped_claims") or ""):
+        line += f" Verdicts changed: {row['flipped_claims']}."
+    why = str(row.get("explanation") or "")
+    return line + (f" Why: {why}" if why else " No explanation declared.")
+
+
+def mutation_lines(table: pd.DataFrame, paper: str) -> list[str]:
+    """The paper report's mutation-testing section: the score, then the misleading mutants, then the
+    escaped ones, each with its explanation."""
+    lines = ["## Mutation testing", "",
+             (f"Mutation score: {score_text(table)} (caught / (planted - equivalent); "
+              f"`results/{paper}/mutants.csv`, docs/mutants.md)."), ""]
+    records = table.to_dict("records")
+    for status in (MISLEADING, ESCAPED, EQUIVALENT):
+        picked = [r for r in records if r["status"] == status]
+        if picked:
+            lines += [f"{status.capitalize()} mutants:", ""] + [f"- {_mutant_line(r)}" for r in picked] + [""]
+    return lines
+
+
+def overall_mutation_lines(tables: Mapping[str, pd.DataFrame]) -> list[str]:
+    """The overall report's mutation-testing section: one score per paper, then every misleading mutant,
+    then every escaped one, each with its explanation."""
+    if not tables:
+        return []
+    lines = ["## Mutation testing", "", "| paper | mutation score |", "|---|---|"]
+    lines += [f"| {paper} | {score_text(t)} |" for paper, t in tables.items()] + [""]
+    for status in (MISLEADING, ESCAPED):
+        picked = [(p, r) for p, t in tables.items() for r in t.to_dict("records") if r["status"] == status]
+        if picked:
+            lines += [f"{status.capitalize()} mutants:", ""] + [f"- `{p}` {_mutant_line(r)}" for p, r in picked]
+            lines.append("")
+    return lines
+
+
+def read_mutants(path) -> pd.DataFrame:
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
