@@ -17,6 +17,7 @@ from banditrepro.report.checks import printed_cells
 from banditrepro.report.claims import CLAIMS_CSV_COLUMNS, evaluate_claims
 from banditrepro.report.context import ResultsContext
 from banditrepro.report.diagnosis import (
+    NO_READING,
     READING_COLUMNS,
     cause_breakdown,
     cause_labels,
@@ -115,8 +116,14 @@ def test_readings_table_says_which_headline_verdicts_each_reading_flips():
                   "flips"]].values.tolist() == [
         ["bernoulli", "H2", "not_reproduced", "V1", "not_reproduced", "no"],
         ["bernoulli", "H3", "not_reproduced", "V2", "reproduced", "yes"],
-        ["last_query", "H5", "not_reproduced", "V1", "not_reproduced", "no"]]
-    assert table.printed_cells.tolist() == ["m", "m", ""] and table.reading_cells.tolist() == ["m", "m", ""]
+        ["last_query", "H5", "not_reproduced", "V1", "not_reproduced", "no"],
+        # every other headline failure gets a row of its own, with its cause (H7 has none: undiagnosed)
+        [NO_READING, "H4", "not_reproduced", "", "", ""],
+        [NO_READING, "H6", "not_reproduced", "", "", ""],
+        [NO_READING, "H7", "inconclusive", "", "", ""]]
+    assert table.cause.tolist() == ["lcb", "restarts", "agarwal", "lcb", "lcb", ""]
+    assert table.printed_cells.tolist() == ["m", "m", "", "", "", ""]
+    assert table.reading_cells.tolist() == ["m", "m", "", "", "", ""]
     assert reading_sentences(READINGS_CONFIG, SELECT_LIKE) == [
         "Reading `bernoulli` flips 1 of 2 headline claims: H3 (not reproduced -> reproduced).",
         "Reading `last_query` flips none of the 1 headline claims it measures."]
@@ -134,7 +141,8 @@ def test_paper_report_renders_causes_and_readings(tmp_path):
     assert "5 not reproduced (3 LCB test unreachable, 1 oracle restarts, 1 Agarwal candidates)" in text
     assert "- **LCB test unreachable** (`lcb`): H2, H4, H6" in text
     assert "- **undiagnosed**: H7" in text
-    assert "## Alternative readings" in text and "| bernoulli | H3 | not_reproduced | V2 | reproduced | yes |" in text
+    assert "## Alternative readings" in text and "| bernoulli | H3 | not_reproduced | restarts | V2 | reproduced | yes |" in text
+    assert f"| {NO_READING} | H4 | not_reproduced | lcb |" in text
     assert "| H7 | headline | fig | s | m | t | inconclusive | undiagnosed |" in text
 
 

@@ -29,8 +29,11 @@ CAUSE_COLUMN = "cause"
 #: what the report shows for a measured headline claim that fails without a declared cause
 UNDIAGNOSED = "undiagnosed"
 #: the columns of results/<paper>/readings.csv, one row per (reading, headline claim)
-READING_COLUMNS = ["reading", "deviates_from", "headline_claim", "headline_verdict", "variant_claim",
+READING_COLUMNS = ["reading", "deviates_from", "headline_claim", "headline_verdict", "cause", "variant_claim",
                    "verdict_under_reading", "flips", "printed_cells", "reading_cells"]
+#: the reading column of a failing headline claim that no alternative reading measures: the table lists every
+#: headline non-reproduction, so a reader sees which ones no reading tried could turn
+NO_READING = "(none tried)"
 # claims.py marks a claim on stand-in data this way; its verdict is inconclusive by design, not a failure
 _STANDIN_PREFIX = "[STAND-IN DATA]"
 
@@ -100,9 +103,14 @@ def readings_table(config: Mapping, claims) -> list[dict[str, str]]:
     """One row per (reading, headline claim it maps): the headline verdict, the variant claim measuring the
     same statement under the reading and its verdict, whether the reading flips the verdict, and the
     measured closeness of the printed algorithm and of the reading to the paper's printed cells (the
-    ``cells`` claims' measured text, where the reading names them). Claims absent from ``claims`` (their
-    figure not evaluated) read as not measured."""
+    ``cells`` claims' measured text, where the reading names them). Then one row per measured headline claim
+    that is not reproduced and that no reading measures (reading :data:`NO_READING`), so every headline
+    non-reproduction has a row with its cause. Claims absent from ``claims`` (their figure not evaluated)
+    read as not measured."""
     rows = {str(r["claim_id"]): r for r in claim_records(claims)}
+
+    def cause(cid: str) -> str:
+        return str(rows[cid].get(CAUSE_COLUMN) or "") if cid in rows else ""
 
     def verdict(cid: str) -> str:
         return str(rows[cid]["verdict"]) if cid in rows else INCONCLUSIVE
@@ -118,10 +126,19 @@ def readings_table(config: Mapping, claims) -> list[dict[str, str]]:
         for headline, variant in reading["claims"].items():
             before, after = verdict(headline), verdict(variant)
             out.append({"reading": reading["id"], "deviates_from": " ".join(str(reading["deviates_from"]).split()),
-                        "headline_claim": headline, "headline_verdict": before, "variant_claim": variant,
+                        "headline_claim": headline, "headline_verdict": before, "cause": cause(headline),
+                        "variant_claim": variant,
                         "verdict_under_reading": after, "flips": "yes" if before != after else "no",
                         "printed_cells": measured(cells.get("printed")),
                         "reading_cells": measured(cells.get("reading"))})
+    read = {r["headline_claim"] for r in out}
+    for row in tally(claims).rows(HEADLINE):
+        cid = str(row["claim_id"])
+        if str(row["verdict"]) == REPRODUCED or str(row.get("measured", "")) == NOT_MEASURED or cid in read:
+            continue
+        out.append({"reading": NO_READING, "deviates_from": "", "headline_claim": cid,
+                    "headline_verdict": str(row["verdict"]), "cause": cause(cid), "variant_claim": "",
+                    "verdict_under_reading": "", "flips": "", "printed_cells": "", "reading_cells": ""})
     return out
 
 

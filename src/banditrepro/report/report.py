@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import read_claims
-from .diagnosis import CAUSE_COLUMN, UNDIAGNOSED, cause_breakdown, cause_labels, causes_of, reading_sentences
+from .diagnosis import CAUSE_COLUMN, NO_READING, UNDIAGNOSED, cause_breakdown, cause_labels, causes_of, reading_sentences
 from .findings import FINDINGS_HEADING, render_findings, verdict_line
 from .mutants import mutation_lines, overall_mutation_lines, read_mutants
 from .robustness import STABILITY_COLUMN, robustness_seeds_of, stability_labels, stability_sentence, stability_summary
@@ -43,13 +43,15 @@ def causes_section(spec, claims: pd.DataFrame) -> list[str]:
 def readings_section(spec, claims: pd.DataFrame, readings: pd.DataFrame | None) -> list[str]:
     """'## Alternative readings': each reading's description and the text it deviates from, one sentence on
     what it flips, and the table of results/<paper>/readings.csv; no lines without readings."""
-    if readings is None or readings.empty:
+    if readings is None or readings.empty or not spec.config.get("readings"):
         return []
     lines = ["## Alternative readings", "",
              "The headline claims test the printed algorithm; each reading below is a labelled variant run that "
              "measures the same statements under another reading of the paper (*flips*: the verdict changes; "
              "*printed_cells* / *reading_cells*: how close the printed algorithm and the reading come to the "
-             "paper's printed table cells, where the config names that comparison).", ""]
+             "paper's printed table cells, where the config names that comparison). Every headline claim that "
+             f"does not reproduce has a row: those that no reading measures are listed as {NO_READING}, with "
+             "their cause.", ""]
     for reading in spec.config.get("readings") or []:
         lines.append(f"- **{reading['id']}**: {' '.join(reading['description'].split())} "
                      f"(deviates from: {' '.join(str(reading['deviates_from']).split())})")
