@@ -232,3 +232,15 @@ def workdir(tmp_path_factory):
 def test_the_mutants_dag_dry_runs(workdir, paper):
     proc = run_snakemake(workdir, "-n", f"mutants_{paper}", "--config", "scale=smoke")
     assert "mutant_simulate_shard" in proc.stdout and "mutants_csv" in proc.stdout
+
+
+def test_a_mutant_job_offers_the_named_lists_the_workflow_scripts_read():
+    """workflow/scripts/claims.py reads its optional input as ``snakemake.input.get("sequential", [])``;
+    the mutant job's stand-in for the snakemake object must answer it as Snakemake's named lists do."""
+    from banditrepro.mutation import JobContext
+
+    job = JobContext({"input": {"summary": "s.csv", "sequential": ["look1.json"]}, "log": ["x.log"]}, Path("c.py"))
+    assert job.input.summary == "s.csv" and job.input[0] == "s.csv"
+    assert job.input.get("sequential", []) == ["look1.json"]
+    assert JobContext({"input": {"summary": "s.csv"}}, Path("c.py")).input.get("sequential", []) == []
+    assert job.log[0] == "x.log" and job.log.get("anything") is None

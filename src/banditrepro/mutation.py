@@ -169,6 +169,15 @@ class _Named(list):
                 setattr(self, k, v)
         else:
             super().__init__(value)
+        self._names = list(value) if isinstance(value, dict) else []
+
+    def get(self, name, default=None):
+        """``x.get(name, default)``, as Snakemake's named lists offer (workflow/scripts/claims.py reads its
+        optional ``sequential`` input so)."""
+        return getattr(self, name) if name in self._names else default
+
+    def keys(self):
+        return list(self._names)
 
 
 class JobContext:
