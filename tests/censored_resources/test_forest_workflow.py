@@ -69,14 +69,15 @@ def test_off_skips_the_ames_parts_with_one_notice(repo):
     on, _ = dry_run(repo)
     off, out = dry_run(repo, "ames_forest=off")
     notices = [line for line in out.splitlines() if line.startswith("banditrepro: censored_resources")]
-    assert notices == ["banditrepro: censored_resources fig5 skipped: ames_forest=off (the AmesHousing forest "
-                       "table is switched off)"]
+    assert notices == [f"banditrepro: censored_resources {figure} skipped: ames_forest=off (the AmesHousing forest "
+                       "table is switched off)" for figure in ("fig5", "reading_ames")]
     assert not any(rule.startswith("censored_resources_forest") for rule in off)
-    # fig5 (one summary, one plot), its one simulation shard and the three Ames tables (table_ames, forest_cost,
+    # fig5 and the Ames readings' figure (one summary, one plot each), the shards of the four Ames experiments
+    # (ames and its shuffled, ms and cs readings) and the three Ames tables (table_ames, forest_cost,
     # ames_table_sources) are gone; the rest stays
-    assert on["summarize_figure"] - off["summarize_figure"] == 1
-    assert on["plot_figure"] - off["plot_figure"] == 1
-    assert on["simulate_shard"] - off["simulate_shard"] == 1
+    assert on["summarize_figure"] - off["summarize_figure"] == 2
+    assert on["plot_figure"] - off["plot_figure"] == 2
+    assert on["simulate_shard"] - off["simulate_shard"] == 4
     assert on["table"] - off["table"] == 3
     assert off["claims"] == 1 and off["paper_report"] == 1
 
