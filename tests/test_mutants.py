@@ -26,6 +26,7 @@ from banditrepro.mutation import (
     check_mutants,
     mutant_figures,
     mutants_of,
+    mutated_algorithms,
     mutated_experiments,
     run_job,
     write_scratch_copy,
@@ -112,6 +113,11 @@ def test_the_rerun_rule_follows_algorithm_names_and_parameter_values():
     assert mutated_experiments(spec, _toy_mutant(algorithm="select"), ["e1", "e2", "e3"]) == ["e2"]
     assert mutated_experiments(spec, _toy_mutant(algorithm="select", shared_with=("ts",)),
                                ["e1", "e2", "e3"]) == ["e1", "e2", "e3"]
+    # within an experiment only the algorithms that run the mutated line rerun; the others are copied
+    assert mutated_algorithms(spec, _toy_mutant(algorithm="ucb"), "e1") == ["ucb"]
+    assert mutated_algorithms(spec, _toy_mutant(algorithm="ucb"), "e2") == ["sel"]
+    assert mutated_algorithms(spec, _toy_mutant(algorithm="ucb"), "e3") == []
+    assert mutated_algorithms(spec, _toy_mutant(algorithm="ucb", shared_with=("ts",)), "e1") == ["ucb", "ts"]
 
 
 def test_mutants_rebuild_the_figures_of_headline_and_sanity_claims():

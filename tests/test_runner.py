@@ -40,6 +40,19 @@ def test_progress_blocks_and_shards_change_no_number(paper, experiment):
     assert _same(whole, joined)
 
 
+def test_a_subset_of_algorithms_gets_the_numbers_of_a_full_run():
+    """The mutant rules rerun only a mutated algorithm and copy the rest: that is sound only if an
+    algorithm's runs do not depend on which other algorithms ran."""
+    exp = load_paper("censored_resources", "smoke", REPO_ROOT).experiments["f2_n20"]
+    whole = run_experiment_block(exp, SEED, 0, 4, log=io.StringIO())
+    last = list(exp.algorithms)[-1:]
+    alone = run_experiment_block(exp, SEED, 0, 4, log=io.StringIO(), algorithms=last)
+    assert list(alone) == last
+    assert _same({a: whole[a] for a in last}, alone)
+    with pytest.raises(ValueError, match="no algorithm"):
+        run_experiment_block(exp, SEED, 0, 4, log=io.StringIO(), algorithms=["not_here"])
+
+
 def test_progress_lines_count_up_to_the_total_and_estimate_the_rest():
     exp = load_paper("satisficing_ucl", "smoke", REPO_ROOT).experiments["mean_reward"]
     log = io.StringIO()

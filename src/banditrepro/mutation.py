@@ -10,9 +10,11 @@ the copy first on ``PYTHONPATH`` (:func:`run_job`), which runs the normal workfl
 summary, claims) under it. The copy's numba kernels are compiled from its own sources into its own cache
 directory (banditrepro.numba_cache keys the directory by the sources, which differ by the planted line).
 
-Which experiments a mutant reruns: :func:`mutated_experiments`, those with an algorithm that is the
-mutated one (named as the mutant's ``algorithm``, or having it as a parameter value: the ``policy``,
-``variant`` or ``oracle`` it runs); every other experiment's shards are the main build's.
+Which runs a mutant redoes: :func:`mutated_algorithms`, the algorithms that are the mutated one (named as
+the mutant's ``algorithm`` or in its ``shared_with``, or having it as a parameter value: the ``policy``,
+``variant`` or ``oracle`` it runs). A mutant shard reruns those and copies every other algorithm's runs from
+the main build's shard of the same replications (the same keys give the same numbers); experiments without
+a mutated algorithm (:func:`mutated_experiments`) keep the main build's shards.
 """
 
 from __future__ import annotations
@@ -118,12 +120,18 @@ def _mentions(entry_id: str, entry: dict, algorithm: str) -> bool:
     return entry_id == algorithm or any(isinstance(v, str) and v == algorithm for v in entry.values())
 
 
+def mutated_algorithms(spec, mutant: Mutant, experiment: str) -> list[str]:
+    """The algorithms of ``experiment`` that run the mutated algorithm or one sharing the mutated line, in the
+    experiment's order: a mutant job reruns these and takes every other algorithm's runs from the main build's
+    shard (each algorithm's runs depend only on its own keys, experiments/runner.py)."""
+    return [a for a, entry in spec.experiments[experiment].config["algorithms"].items()
+            if any(_mentions(a, entry, name) for name in mutant.runs_in)]
+
+
 def mutated_experiments(spec, mutant: Mutant, experiments: Iterable[str]) -> list[str]:
     """The experiments of ``experiments`` that run the mutated algorithm or one sharing the mutated line (so
     must be rerun), in order."""
-    return [e for e in experiments
-            if any(_mentions(a, entry, name) for a, entry in spec.experiments[e].config["algorithms"].items()
-                   for name in mutant.runs_in)]
+    return [e for e in experiments if mutated_algorithms(spec, mutant, e)]
 
 
 def mutant_figures(spec) -> list[str]:

@@ -4,7 +4,7 @@
 # package (results/mutants/<mutant>/package/banditrepro); its jobs run the normal workflow scripts under that
 # copy (PYTHONPATH; `python -m banditrepro.mutation job` checks that the copy is what it imported). It rebuilds
 # the figures with a headline or sanity claim under results/mutants/<mutant>/<paper>/, rerunning only the
-# experiments that run the mutated algorithm (the main build's shards serve the rest), and
+# runs of the mutated algorithm (the main build's shards serve every other algorithm and experiment), and
 # results/<paper>/mutants.csv says what each mutant did to the verdicts.
 
 
@@ -27,16 +27,19 @@ rule mutant_package:
 rule mutant_simulate_shard:
     input:
         package=layout.MUTANT_PACKAGE_PATTERN,
+        # the main build's shard of the same replications: the algorithms the mutant does not run are copied
+        main=lambda w: layout.shard_file(w.paper, w.experiment, w.shard),
         data=experiment_inputs,
     output:
         layout.MUTANT_SHARD_PATTERN,
     params:
-        job=lambda w, output: mutant_job(
-            "simulate_shard.py",
+        job=lambda w, input, output: mutant_job(
+            "mutant_simulate_shard.py",
             w,
-            {"seed": config["seed"], "scale": config["scale"]},
+            {"seed": config["seed"], "scale": config["scale"], "algorithms": mutant_rerun_algorithms(w)},
             list(output),
             layout.mutant_log(w.mutant, w.paper, "simulate", w.experiment, f"{w.shard}.log"),
+            {"main": input.main},
         ),
         # the resolved experiment config: editing it reruns exactly the affected shards
         experiment=lambda w: paper_spec(w.paper).experiments[w.experiment].config,

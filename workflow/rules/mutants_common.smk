@@ -1,5 +1,5 @@
 # Helper functions of the mutant rules (workflow/rules/mutants.smk); no rules here.
-from banditrepro.mutation import MutantError, check_mutants, mutant_figures, mutated_experiments
+from banditrepro.mutation import MutantError, check_mutants, mutant_figures, mutated_algorithms, mutated_experiments
 
 
 @cache
@@ -76,10 +76,17 @@ def mutant_claim_results(wildcards):
     )
 
 
-def mutant_job(script, wildcards, params, output, log):
+def mutant_job(script, wildcards, params, output, log, inputs=None):
     """The job description `python -m banditrepro.mutation job` runs (JSON, one shell argument)."""
     return json.dumps({"script": str(REPO_ROOT / "workflow" / "scripts" / script),
-                       "wildcards": dict(wildcards.items()), "params": params, "output": output, "log": [log]})
+                       "wildcards": dict(wildcards.items()), "params": params, "input": inputs or {},
+                       "output": output, "log": [log]})
+
+
+def mutant_rerun_algorithms(wildcards):
+    """The algorithms of the experiment a mutant shard reruns (the rest come from the main build's shard)."""
+    m = mutant_of(wildcards)
+    return mutated_algorithms(paper_spec(m.paper), m, wildcards.experiment)
 
 
 def mutant_claim_files(paper, mutant_id):

@@ -33,12 +33,23 @@ PROGRESS_TARGET_S = 3.0
 
 
 def run_experiment_block(exp: ExperimentSpec, seed: int, start: int, stop: int, log=None,
-                         progress_target_s: float = PROGRESS_TARGET_S) -> dict[str, SimulationOutput]:
+                         progress_target_s: float = PROGRESS_TARGET_S,
+                         algorithms: list[str] | None = None) -> dict[str, SimulationOutput]:
+    """Replications [start, stop) of every algorithm of ``exp`` (or of ``algorithms``, a subset).
+
+    Each algorithm's runs depend only on its own keys (:func:`keys_for`), so running a subset gives those
+    algorithms exactly the numbers a full run gives them (the mutant rules rerun only a mutated algorithm).
+    """
     log = log if log is not None else sys.stderr
     build = lookup(SIMULATION_BUILDERS, "simulation builder", exp.builder)
-    progress = Progress(exp, start, stop, log)
+    chosen = list(exp.algorithms) if algorithms is None else list(algorithms)
+    unknown = [a for a in chosen if a not in exp.algorithms]
+    if unknown:
+        raise ValueError(f"[{exp.paper}/{exp.id}] no algorithm {unknown} in this experiment "
+                         f"(it runs {list(exp.algorithms)})")
+    progress = Progress(exp, start, stop, log, chosen)
     results = {}
-    for algorithm in exp.algorithms:
+    for algorithm in chosen:
         t0 = time.perf_counter()
         sim = build(exp, algorithm)
         noise, policy = keys_for(exp, algorithm, seed, start, stop)
@@ -70,11 +81,11 @@ class Progress:
     cost, so it is an estimate; it is exact once the last algorithm runs).
     """
 
-    def __init__(self, exp: ExperimentSpec, start: int, stop: int, log):
+    def __init__(self, exp: ExperimentSpec, start: int, stop: int, log, algorithms: list[str] | None = None):
         self.exp = exp
         self.log = log
         self.reps = stop - start
-        self.algorithms = list(exp.algorithms)
+        self.algorithms = list(exp.algorithms) if algorithms is None else list(algorithms)
         self.total = self.reps * len(self.algorithms)
         self.done = 0
         self.done_by_algorithm: dict[str, int] = {}
