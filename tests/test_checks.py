@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from banditrepro import provenance
 from banditrepro.experiments.spec import PaperSpec, load_paper
 from banditrepro.report.checks import (
+    any_verdict,
     below,
     combine_verdicts,
     compare_below,
@@ -139,6 +140,23 @@ def test_combine_verdicts(parts, expected):
 def test_combine_verdicts_rejects_a_non_verdict():
     with pytest.raises(ValueError, match="passed"):
         combine_verdicts(["reproduced", "passed"])
+
+
+@pytest.mark.parametrize("parts, expected", [
+    (["not_reproduced", "reproduced"], "reproduced"),
+    (["inconclusive", "not_reproduced"], "inconclusive"),
+    (["not_reproduced", "not_reproduced"], "not_reproduced"),
+    ([], "inconclusive"),
+])
+def test_any_verdict_is_the_disjunction(parts, expected):
+    assert any_verdict(parts) == expected
+
+
+@given(st.lists(st.sampled_from(VERDICTS), min_size=1, max_size=6))
+def test_any_verdict_mirrors_combine_verdicts(parts):
+    """"Some part holds" is the negation of "every part fails": swap reproduced and not_reproduced."""
+    swap = {"reproduced": "not_reproduced", "not_reproduced": "reproduced", "inconclusive": "inconclusive"}
+    assert any_verdict(parts) == swap[combine_verdicts([swap[v] for v in parts])]
 
 
 @given(st.lists(st.sampled_from(VERDICTS), max_size=6), st.randoms())

@@ -57,6 +57,17 @@ def combine_verdicts(verdicts) -> str:
     return INCONCLUSIVE
 
 
+def any_verdict(verdicts) -> str:
+    """The verdict of "at least one part holds": any part reproduced -> reproduced; every part against ->
+    not_reproduced; else inconclusive (the disjunction's twin of :func:`combine_verdicts`)."""
+    verdicts = list(verdicts)
+    if REPRODUCED in verdicts:
+        return REPRODUCED
+    if verdicts and all(v == NOT_REPRODUCED for v in verdicts):
+        return NOT_REPRODUCED
+    return INCONCLUSIVE
+
+
 def compare_greater(diff: float, se: float, z: float = 2.0) -> str:
     """Verdict for the claim 'diff > 0' given its standard error."""
     if not math.isfinite(se) or se == 0.0:

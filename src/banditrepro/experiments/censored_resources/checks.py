@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ...registry import SIMULATION_BUILDERS, claim_check
-from ...report.checks import ClaimResult, compare_greater, compare_threshold, fmt, verdict_from
+from ...report.checks import ClaimResult, any_verdict, compare_greater, compare_threshold, fmt, verdict_from
 from ...report.checks import combine_verdicts as _combine
 
 
@@ -246,15 +246,9 @@ def regret_not_worst(ctx, experiment, algorithm, others, z=2.0):
         d = final_regrets(ctx, experiment, o) - x
         verdicts.append(compare_greater(float(np.mean(d)), _se(d), z))
         parts.append(f"{o}: {fmt(float(np.mean(x + d)))} (difference {fmt(float(np.mean(d)))} ± {fmt(_se(d))})")
-    if "reproduced" in verdicts:
-        verdict = "reproduced"
-    elif all(v == "not_reproduced" for v in verdicts):
-        verdict = "not_reproduced"
-    else:
-        verdict = "inconclusive"
     return ClaimResult(measured="mean final regret " + "; ".join(parts),
                        threshold=f"{algorithm} below at least one of {', '.join(others)} (by > {z} paired s.e.)",
-                       verdict=verdict)
+                       verdict=any_verdict(verdicts))
 
 
 def regret_increments(out) -> tuple[np.ndarray, np.ndarray, int]:

@@ -28,6 +28,7 @@ from ...environments.continuous import make_environment
 from ...registry import CLAIM_CHECKS, claim_check, lookup
 from ...report.checks import (
     ClaimResult,
+    any_verdict,
     compare_greater,
     compare_threshold,
     fmt,
@@ -234,14 +235,8 @@ def any_variant_recovers(ctx, figure, inner, replace, variants):
         res = fn(ctx, **args)
         verdicts.append(res.verdict)
         parts.append(f"[{variant}: {res.verdict}] {res.measured}")
-    if "reproduced" in verdicts:
-        verdict = "reproduced"
-    elif all(v == "not_reproduced" for v in verdicts):
-        verdict = "not_reproduced"
-    else:
-        verdict = "inconclusive"
     return ClaimResult(measured=" | ".join(parts), threshold=f"any of {', '.join(variants)} reproduces the claim",
-                       verdict=verdict)
+                       verdict=any_verdict(verdicts))
 
 
 def lcb_reach(experiment_spec, algorithm: str) -> tuple[int, int, float]:
