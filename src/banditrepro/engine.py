@@ -120,7 +120,7 @@ def make_runner(env: EnvironmentKernel, policy: PolicyKernel) -> Callable:
     # Not cache=True: numba keys its disk cache on the pickled closure, and dispatchers pickle with a
     # per-process uuid, so the cache would only grow. The kernels themselves are cached.
     @njit
-    def run(env_params, arm_values, happy_threshold, pol_params, noise_keys, policy_keys, checkpoints,
+    def run(env_params, arm_values, happy_threshold, pol_params, noise_keys, policy_keys, policy_subs, checkpoints,
             curves, pulls_out, record_pulls):
         """curves: (R, n_arm_values + 4, C): arm metrics..., reward, happiness, switches, policy metric."""
         n_reps = noise_keys.shape[0]
@@ -137,7 +137,7 @@ def make_runner(env: EnvironmentKernel, policy: PolicyKernel) -> Callable:
             stream = np.empty(4, dtype=np.uint64)
             stream[0] = policy_keys[r]
             stream[1] = _rng.TAG_POLICY
-            stream[2] = 0
+            stream[2] = policy_subs[r]
             stream[3] = 0
             acc[:] = 0.0
             prev = -1
@@ -189,7 +189,10 @@ class StepSimulation:
     happy_threshold: float | None = None
     record_pulls: bool = True
 
-    def run(self, noise_keys: np.ndarray, policy_keys: np.ndarray, checkpoints: np.ndarray) -> SimulationOutput:
+    def run(self, noise_keys: np.ndarray, policy_keys: np.ndarray, checkpoints: np.ndarray,
+            policy_subs: np.ndarray | None = None) -> SimulationOutput:
+        """``policy_subs``: the sub-stream of each replication's policy coins (default 0), for callers that
+        run several rows of one replication with independent coins (banditrepro.reference)."""
         checkpoints = np.asarray(checkpoints, dtype=np.int64)
         if checkpoints.ndim != 1 or checkpoints.size == 0 or np.any(np.diff(checkpoints) <= 0) or checkpoints[0] < 1:
             raise ValueError("checkpoints must be a non-empty strictly increasing sequence of steps >= 1")
@@ -206,6 +209,7 @@ class StepSimulation:
         runner(np.ascontiguousarray(self.env_params, dtype=np.float64), arm_values, thr,
                np.ascontiguousarray(pol_params),
                np.asarray(noise_keys, dtype=np.uint64), np.asarray(policy_keys, dtype=np.uint64),
+               np.zeros(n_reps, dtype=np.uint64) if policy_subs is None else np.asarray(policy_subs, dtype=np.uint64),
                checkpoints, curves, pulls, self.record_pulls)
         out = {name: curves[:, j, :] for j, name in enumerate(self.arm_value_names)}
         out["reward"] = curves[:, n_vals, :]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -9,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine import SimulationOutput
-from ..shards import load_shards
+from ..shards import load_shards, read_shard
 
 if TYPE_CHECKING:  # the report side reads a spec it is handed; it never loads one
     from ..experiments.spec import PaperSpec
@@ -107,6 +108,12 @@ class ResultsContext:
         if sel.empty:
             raise KeyError(f"{figure}/{panel}: no reference curve {curve!r}")
         return sel.sort_values("t")[["t", "value"]].reset_index(drop=True)
+
+    def shard_seed(self, experiment: str) -> int:
+        """The root seed the experiment's shards were simulated with (their provenance)."""
+        if experiment not in self._shards or not self._shards[experiment]:
+            raise KeyError(f"shards of experiment {experiment!r} were not given to this rule")
+        return int(json.loads(str(read_shard(self._shards[experiment][0])["provenance"]))["seed"])
 
     def replications(self, experiment: str) -> dict[str, SimulationOutput]:
         """Per-replication outputs of every algorithm of an experiment."""

@@ -20,7 +20,8 @@ sum_k mu_k N_k), ``W_round_robin`` (T * mean_k mu_k), ``u<k>`` (unfairness of ar
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -281,6 +282,8 @@ class FairnessSweep:
     x_values: np.ndarray  # horizons (int) or etas
     horizon: int  # for eta sweeps
     penalty_for_regret: object = None  # A_k of the penalized regret (Setting 1)
+    # the batch loop that runs the rows; the sanity claims swap in banditrepro.reference.fairness.run_batch
+    run_batch: Callable = field(default=loops.run_batch, repr=False)
 
     def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:
         noise_keys = np.asarray(noise_keys, dtype=np.uint64)
@@ -306,7 +309,7 @@ class FairnessSweep:
             chk = np.unique(horizons)
             reps = np.tile(np.arange(n_reps), n_run)
             subs = ci * n_run + np.repeat(np.arange(n_run), n_reps)  # independent tie-breaking coins per row
-            pulls = loops.run_batch(self.algo["policy"], env_kind, np.stack(rows_p), env_params, reps,
+            pulls = self.run_batch(self.algo["policy"], env_kind, np.stack(rows_p), env_params, reps,
                                  noise_keys[reps], policy_keys[reps], subs.astype(np.uint64), horizons, chk)
             own = pulls[np.arange(horizons.size), np.searchsorted(chk, horizons)]  # N_k at the row's horizon
             blocks.append(own.reshape(n_run, n_reps, k).transpose(1, 0, 2))  # (R, x, K)
@@ -365,12 +368,13 @@ class FixedInstanceRun:
     env_kind: str
     env_params: np.ndarray  # (1, rows, K)
     gaps: np.ndarray
+    run_batch: Callable = field(default=loops.run_batch, repr=False)  # as FairnessSweep.run_batch
 
     def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:
         noise_keys = np.asarray(noise_keys, dtype=np.uint64)
         n_reps = noise_keys.size
         checkpoints = np.asarray(checkpoints, dtype=np.int64)
-        pulls = loops.run_batch(self.algorithm, self.env_kind, np.repeat(self.params[None], n_reps, axis=0),
+        pulls = self.run_batch(self.algorithm, self.env_kind, np.repeat(self.params[None], n_reps, axis=0),
                              self.env_params, np.zeros(n_reps, dtype=np.int64), noise_keys,
                              np.asarray(policy_keys, dtype=np.uint64), np.zeros(n_reps, dtype=np.uint64),
                              int(checkpoints[-1]), checkpoints)

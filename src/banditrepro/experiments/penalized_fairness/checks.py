@@ -557,3 +557,30 @@ def theorem_42_bounds(ctx, figure, experiments, algorithm, slack=5.0):
                                 f"{n_level} arms bounded by tau_k T: largest N_k - tau_k T {fmt(above_level)}",
                        threshold=f"N_k <= bound + {slack} for every critical and non-critical arm",
                        verdict=verdict_from(ok))
+
+
+@claim_check("fair_matches_reference")
+def matches_reference(ctx, experiments, algorithms, replications=1):
+    """Issue 30's differential guard: the first ``replications`` runs of each algorithm in each experiment,
+    rebuilt with the independent reference kernels (banditrepro.reference.fairness) in place of the batch
+    loop, equal the build's runs exactly (every curve and count). True by construction for a correct build;
+    a bug in HT-UCB, LFG or Flearn's production kernel breaks it even where no statement of the paper can."""
+    from ...reference import agreement, rerun_with_reference
+    from ...reference import fairness as reference
+
+    def use_reference(sim):
+        sim.run_batch = reference.run_batch
+
+    parts, ok, compared = [], True, 0
+    for exp_id in experiments:
+        for algo in algorithms:
+            build, ref = rerun_with_reference(ctx, exp_id, algo, use_reference, replications)
+            n_arrays, difference = agreement(build, ref)
+            compared += n_arrays
+            if difference is not None:
+                ok = False
+                parts.append(f"{exp_id}/{algo}: {difference}")
+    n_pairs = len(experiments) * len(algorithms)
+    measured = (f"{n_pairs - len(parts)}/{n_pairs} (experiment, algorithm) pairs equal the reference "
+                f"({compared} arrays, first {replications} replication(s))" + (": " + "; ".join(parts) if parts else ""))
+    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))

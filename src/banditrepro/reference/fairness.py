@@ -1,10 +1,13 @@
-"""Oracle: the penalized-fairness policies in the engine protocol, one (6, K) state array per run.
+"""Reference: the penalized-fairness policies in the engine protocol, one (6, K) state array per run.
 
 An independent form of HT-UCB, LFG and Flearn (:mod:`banditrepro.algorithms.fairness` holds the
 production kernels that the batch loop runs). Each policy here is a
 :class:`banditrepro.engine.PolicyKernel`, so the generic :class:`banditrepro.engine.StepSimulation`
-runs it one replication at a time; tests/penalized_fairness compares the production batch loop
-with these, step for step (same arms, same tie-breaking draws).
+runs it one row at a time. Two users compare the production batch loop with these, step for step (same
+arms, same tie-breaking draws): tests/penalized_fairness, and the paper's sanity claims
+(``fair_matches_reference``), which rerun the first replications of an experiment with :func:`run_batch`
+in place of the batch loop and require the very pull counts the build's shards hold — so a bug in a
+production kernel fails a sanity claim (docs/mutants.md).
 
 ``state`` is a float64 (6, K) array, zero at the start: N_k, reward sums S_k, cached S_k/N_k and
 1/sqrt(N_k), the LFG queue Q_k, and a scratch row for the step's scores. ``params`` are those of
@@ -15,10 +18,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
-from banditrepro import rng
-from banditrepro.engine import PolicyKernel
+from .. import rng
+from ..engine import EnvironmentKernel, PolicyKernel, StepSimulation
+from ..environments import finite
 
 # state rows
 COUNT = 0
@@ -222,3 +227,35 @@ HT_UCB = PolicyKernel("ht_ucb", _ht_ucb_select, _statistics_update, state_rows=S
 FLEARN = PolicyKernel("flearn", _flearn_select, _statistics_update, state_rows=STATE_ROWS)
 LFG = PolicyKernel("lfg", _lfg_select, _lfg_update, state_rows=STATE_ROWS)
 KERNELS = {"ht_ucb": HT_UCB, "lfg": LFG, "flearn": FLEARN}
+
+
+def _environment_kernels() -> dict[str, EnvironmentKernel]:
+    """The batch loop's reward models as engine kernels (the same draws: tests/penalized_fairness)."""
+    from ..experiments.penalized_fairness import loops
+
+    return {"gaussian": finite.GAUSSIAN, "bernoulli": finite.BERNOULLI, "beta": finite.BETA,
+            "categorical": finite.CATEGORICAL, "beta_johnk": EnvironmentKernel("beta_johnk", loops._beta_johnk_step)}
+
+
+def run_batch(algorithm: str, env_kind: str, pol_params, env_params, env_rows, noise_keys, policy_keys,
+              policy_subs, horizons, checkpoints) -> np.ndarray:
+    """What ``experiments.penalized_fairness.loops.run_batch`` returns (pulls (B, C, K), -1 past a row's
+    horizon), computed row by row by the generic engine running this module's kernels."""
+    pol_params = np.asarray(pol_params, dtype=np.float64)
+    env_params = np.asarray(env_params, dtype=np.float64)
+    n_rows, _, n_arms = pol_params.shape
+    checkpoints = np.asarray(checkpoints, dtype=np.int64)
+    horizons = np.broadcast_to(np.asarray(horizons, dtype=np.int64), (n_rows,))
+    env_rows = np.broadcast_to(np.asarray(env_rows, dtype=np.int64), (n_rows,))
+    noise_keys = np.broadcast_to(np.asarray(noise_keys, dtype=np.uint64), (n_rows,))
+    policy_keys = np.broadcast_to(np.asarray(policy_keys, dtype=np.uint64), (n_rows,))
+    policy_subs = np.broadcast_to(np.asarray(policy_subs, dtype=np.uint64), (n_rows,))
+    env = _environment_kernels()[env_kind]
+    pulls = np.full((n_rows, checkpoints.size, n_arms), -1, dtype=np.int64)
+    for b in range(n_rows):
+        chk = checkpoints[checkpoints <= horizons[b]]
+        sim = StepSimulation(env, env_params[env_rows[b]], np.zeros((0, n_arms)), (), KERNELS[algorithm],
+                             pol_params[b])
+        out = sim.run(noise_keys[b:b + 1], policy_keys[b:b + 1], chk, policy_subs=policy_subs[b:b + 1])
+        pulls[b, :chk.size] = out.pulls[0]
+    return pulls
