@@ -191,6 +191,17 @@ def test_second_snakemake_in_the_same_directory_stops_and_damages_nothing(tmp_pa
     assert not _differences(built, reference), f"outputs differ: {_differences(built, reference)[:10]}"
 
 
+def test_load_shards_tiles_from_the_replication_asked(tmp_path):
+    """A whole experiment's shards start at replication 0; one later shard (a mutant job copies the main
+    build's shard r50-100) is read with ``first`` at its own start."""
+    later = tmp_path / "r000050-000100.npz"
+    np.savez_compressed(later, replications=np.array([50, 100]), **{"A/checkpoints": np.arange(5),
+                                                                     "A/curve/regret": np.ones((50, 5))})
+    assert load_shards([later], first=50)["A"].curves["regret"].shape == (50, 5)
+    with pytest.raises(ValueError, match="gap or overlap at replication 0"):
+        load_shards([later])
+
+
 @pytest.mark.parametrize("damage", ["truncated", "corrupted", "empty", "not a shard"])
 def test_load_shards_names_a_damaged_file(tmp_path, damage):
     good, bad = tmp_path / "r000000-000002.npz", tmp_path / "r000002-000004.npz"

@@ -61,13 +61,14 @@ def read_shard(path: Path | str) -> dict[str, np.ndarray]:
     return arrays
 
 
-def load_shards(paths: list[Path | str]) -> dict[str, SimulationOutput]:
-    """Concatenate shards (sorted by first replication) into one SimulationOutput per algorithm."""
+def load_shards(paths: list[Path | str], first: int = 0) -> dict[str, SimulationOutput]:
+    """Concatenate shards (sorted by first replication) into one SimulationOutput per algorithm; together they
+    must tile the replications from ``first`` (0: an experiment's whole set; a mutant job reads one shard)."""
     if not paths:
         raise ShardError("no shard files given")
     loaded = [read_shard(p) for p in paths]
     loaded.sort(key=lambda d: int(d["replications"][0]))
-    expected = 0
+    expected = first
     for d in loaded:
         start, stop = (int(x) for x in d["replications"])
         if start != expected:

@@ -19,7 +19,7 @@ def main(snakemake) -> None:
     start, stop = parse_shard_name(w.shard)
     rerun = list(snakemake.params.algorithms)
     fresh = run_experiment_block(exp, snakemake.params.seed, start, stop, algorithms=rerun)
-    main_runs = load_shards([snakemake.input.main])
+    main_runs = load_shards([snakemake.input.main], first=start)
     missing = [a for a in exp.algorithms if a not in fresh and a not in main_runs]
     if missing:
         raise ValueError(f"main shard {snakemake.input.main} lacks algorithms {missing}; rebuild it")
