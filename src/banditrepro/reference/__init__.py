@@ -47,10 +47,11 @@ def head(out, n: int):
                             pulls=None if out.pulls is None else out.pulls[:n])
 
 
-def rerun_with_reference(ctx, experiment: str, algorithm: str, use_reference, replications: int):
+def rerun_with_reference(ctx, experiment: str, algorithm: str, install, replications: int):
     """Replications [0, ``replications``) of ``algorithm`` in ``experiment`` rebuilt by the experiment's own
-    builder with ``use_reference(sim)`` swapping the production kernel for the reference one, on the keys
-    the build used (the seed from the shards' provenance); returns (the build's runs, the reference's)."""
+    builder with ``install(sim, experiment_spec, algorithm)`` swapping the production kernel for the
+    reference one, on the keys the build used (the seed from the shards' provenance); returns (the build's
+    runs, the reference's)."""
     from ..experiments.runner import keys_for
     from ..registry import SIMULATION_BUILDERS, lookup
 
@@ -58,6 +59,29 @@ def rerun_with_reference(ctx, experiment: str, algorithm: str, use_reference, re
     build = ctx.replications(experiment)[algorithm]
     n = min(int(replications), int(next(iter(build.curves.values())).shape[0]) if build.curves else replications)
     sim = lookup(SIMULATION_BUILDERS, "simulation builder", exp.builder)(exp, algorithm)
-    use_reference(sim)
+    install(sim, exp, algorithm)
     noise, policy = keys_for(exp, algorithm, ctx.shard_seed(experiment), 0, n)
     return head(build, n), sim.run(noise, policy, exp.checkpoints)
+
+
+def reference_claim(ctx, experiments, algorithms, install, replications: int = 1):
+    """The ClaimResult of a differential sanity claim: every (experiment, algorithm) pair's first
+    ``replications`` runs, rebuilt with ``install``'s reference kernel, equal the build's exactly."""
+    from ..report.checks import ClaimResult, verdict_from
+
+    parts, compared, n_pairs = [], 0, 0
+    for exp_id in experiments:
+        for algo in algorithms:
+            if algo not in ctx.spec.experiments[exp_id].algorithms:
+                continue
+            n_pairs += 1
+            build, ref = rerun_with_reference(ctx, exp_id, algo, install, replications)
+            n_arrays, difference = agreement(build, ref)
+            compared += n_arrays
+            if difference is not None:
+                parts.append(f"{exp_id}/{algo}: {difference}")
+    if n_pairs == 0:
+        raise ValueError(f"none of {list(algorithms)} runs in {list(experiments)}")
+    measured = (f"{n_pairs - len(parts)}/{n_pairs} (experiment, algorithm) pairs equal the reference "
+                f"({compared} arrays, first {replications} replication(s))" + (": " + "; ".join(parts) if parts else ""))
+    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(not parts))

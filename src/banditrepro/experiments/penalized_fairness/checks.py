@@ -565,22 +565,10 @@ def matches_reference(ctx, experiments, algorithms, replications=1):
     rebuilt with the independent reference kernels (banditrepro.reference.fairness) in place of the batch
     loop, equal the build's runs exactly (every curve and count). True by construction for a correct build;
     a bug in HT-UCB, LFG or Flearn's production kernel breaks it even where no statement of the paper can."""
-    from ...reference import agreement, rerun_with_reference
     from ...reference import fairness as reference
+    from ...reference import reference_claim
 
-    def use_reference(sim):
+    def install(sim, experiment, algorithm):
         sim.run_batch = reference.run_batch
 
-    parts, ok, compared = [], True, 0
-    for exp_id in experiments:
-        for algo in algorithms:
-            build, ref = rerun_with_reference(ctx, exp_id, algo, use_reference, replications)
-            n_arrays, difference = agreement(build, ref)
-            compared += n_arrays
-            if difference is not None:
-                ok = False
-                parts.append(f"{exp_id}/{algo}: {difference}")
-    n_pairs = len(experiments) * len(algorithms)
-    measured = (f"{n_pairs - len(parts)}/{n_pairs} (experiment, algorithm) pairs equal the reference "
-                f"({compared} arrays, first {replications} replication(s))" + (": " + "; ".join(parts) if parts else ""))
-    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
+    return reference_claim(ctx, experiments, algorithms, install, replications)
