@@ -202,27 +202,33 @@ def test_status_classification(rows, status, flipped, moved):
 
 def _table():
     mutants = [{"id": f"m{i}", "algorithm": "a", "description": f"bug {i}", "explanation": f"why {i}"}
-               for i in range(4)]
+               for i in range(5)]
     rebuilt = {"m0": _claims(("H1", "headline", "0", "not_reproduced")),
                "m1": _claims(("H2", "headline", "2.0", "reproduced")),
                "m2": _claims(("H1", "headline", "1.5", "reproduced")),
-               "m3": _claims(("H1", "headline", "1.0", "reproduced"))}
+               "m3": _claims(("H1", "headline", "1.0", "reproduced")),
+               "m4": _claims(("H1", "headline", "1.2", "reproduced"), ("S1", "sanity", "0", "not_reproduced"))}
     return mutants_table(mutants, MAIN, rebuilt)
 
 
 def test_the_table_and_the_score():
     table = _table()
-    assert list(table["status"]) == [CAUGHT, MISLEADING, ESCAPED, EQUIVALENT]
-    assert table.loc[0, "explanation"] == ""  # a caught mutant needs none
-    assert mutation_score(table) == (1, 3)  # caught / (planted - equivalent)
+    assert list(table["status"]) == [CAUGHT, MISLEADING, ESCAPED, EQUIVALENT, CAUGHT]
+    assert list(table["caught_by"]) == ["headline", "", "", "", "sanity"]
+    assert table.loc[0, "explanation"] == ""  # caught by the paper's own statements: none needed
+    assert table.loc[4, "explanation"] == "why 4"  # caught by a guard only: why the paper's statements miss it
+    assert mutation_score(table) == (2, 4)  # caught / (planted - equivalent)
 
 
 def test_the_reports_list_misleading_mutants_before_escaped_ones_with_their_explanation():
     text = "\n".join(mutation_lines(_table(), "toy"))
-    assert "Mutation score: 1/3 (33 %) caught of 4 planted, 1 equivalent" in text
+    assert "Mutation score: 2/4 (50 %) caught of 5 planted, 1 equivalent" in text
     assert text.index("**m1**") < text.index("**m2**") and "why 1" in text and "why 2" in text
+    assert text.index("**m2**") < text.index("Caught only by sanity guards") < text.index("**m4**")
+    assert "why 4" in text and "**m0**" not in text
     overall = "\n".join(overall_mutation_lines({"toy": _table()}))
-    assert "| toy | 1/3 (33 %)" in overall and overall.index("`toy` **m1**") < overall.index("`toy` **m2**")
+    assert "| toy | 2/4 (50 %)" in overall and overall.index("`toy` **m1**") < overall.index("`toy` **m2**")
+    assert overall.index("`toy` **m2**") < overall.index("`toy` **m4**")
 
 
 # ------------------------------------------------------------------------------------------- the DAG (slow)

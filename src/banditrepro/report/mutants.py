@@ -9,7 +9,10 @@ compared with the main build's, over the headline and sanity claims of the figur
 - ``escaped``: some measured value moved, no verdict changed;
 - ``equivalent``: no measured value moved (the mutant does not touch what the claims measure).
 
-The mutation score is caught / (planted - equivalent).
+The mutation score is caught / (planted - equivalent). A caught mutant's ``caught_by`` says whether some
+headline verdict dropped (``headline``: the paper's own statements notice the bug) or only sanity verdicts did
+(``sanity``: only a guard notices it; the reports list these apart, with the explanation of why the
+paper's statements cannot).
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from .vocabulary import HEADLINE, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, SANI
 
 CAUGHT, MISLEADING, ESCAPED, EQUIVALENT = "caught", "misleading", "escaped", "equivalent"
 STATUSES = (CAUGHT, MISLEADING, ESCAPED, EQUIVALENT)
-MUTANT_COLUMNS = ("mutant", "algorithm", "description", "status", "flipped_claims", "moved_claims", "explanation")
+MUTANT_COLUMNS = ("mutant", "algorithm", "description", "status", "flipped_claims", "moved_claims", "explanation",
+                  "caught_by")
 #: a verdict's rank: a change to a lower rank is a drop
 VERDICT_RANK = {REPRODUCED: 2, INCONCLUSIVE: 1, NOT_REPRODUCED: 0}
 CLASSIFIED_KINDS = (HEADLINE, SANITY)
@@ -56,16 +60,36 @@ def classify(main_claims, mutant_claims) -> tuple[str, list[str], list[str]]:
     return status, flipped, moved
 
 
+def caught_by(main_claims, flipped: Sequence[str]) -> str:
+    """``headline`` if some headline verdict of ``flipped`` ("<id>: <before> -> <after>") dropped, else
+    ``sanity`` if a sanity one did, else ""."""
+    kinds = {str(r["claim_id"]): kind_of(r) for r in claim_records(main_claims)}
+    dropped = set()
+    for change in flipped:
+        cid, verdicts = change.split(": ", 1)
+        before, after = verdicts.split(" -> ")
+        if VERDICT_RANK.get(after, -1) < VERDICT_RANK.get(before, -1):
+            dropped.add(kinds.get(cid))
+    return HEADLINE if HEADLINE in dropped else SANITY if SANITY in dropped else ""
+
+
 def mutants_table(mutants: Sequence[Mapping], main_claims, mutant_claims: Mapping[str, object]) -> pd.DataFrame:
     """One row per mutant (``mutants``: dicts with id, algorithm, description, explanation) in order;
-    ``mutant_claims[id]`` is that mutant's claims table (its figures' claim files concatenated)."""
+    ``mutant_claims[id]`` is that mutant's claims table (its figures' claim files concatenated). The
+    explanation is kept for every mutant the paper's own statements miss (all but those caught by a
+    headline claim)."""
     rows = []
     for m in mutants:
         status, flipped, moved = classify(main_claims, mutant_claims[m["id"]])
+        by = caught_by(main_claims, flipped) if status == CAUGHT else ""
         rows.append({"mutant": m["id"], "algorithm": m["algorithm"], "description": m["description"],
                      "status": status, "flipped_claims": "; ".join(flipped), "moved_claims": " ".join(moved),
-                     "explanation": m.get("explanation", "") if status != CAUGHT else ""})
+                     "explanation": m.get("explanation", "") if by != HEADLINE else "", "caught_by": by})
     return pd.DataFrame(rows, columns=list(MUTANT_COLUMNS))
+
+
+def _sanity_only(records) -> list:
+    return [r for r in records if r["status"] == CAUGHT and str(r.get("caught_by", "")) == SANITY]
 
 
 def mutation_score(table: pd.DataFrame) -> tuple[int, int]:
@@ -80,6 +104,10 @@ def score_text(table: pd.DataFrame) -> str:
     equivalent = int((table["status"].astype(str) == EQUIVALENT).sum())
     return (f"{caught}/{counted}{pct} caught of {len(table)} planted"
             + (f", {equivalent} equivalent" if equivalent else ""))
+
+
+SANITY_ONLY_HEADER = ("Caught only by sanity guards (no headline verdict dropped: the paper's own statements "
+                      "do not notice these bugs):")
 
 
 def _mutant_line(row: Mapping) -> str:
@@ -102,6 +130,9 @@ def mutation_lines(table: pd.DataFrame, paper: str) -> list[str]:
         picked = [r for r in records if r["status"] == status]
         if picked:
             lines += [f"{status.capitalize()} mutants:", ""] + [f"- {_mutant_line(r)}" for r in picked] + [""]
+    guarded = _sanity_only(records)
+    if guarded:
+        lines += [SANITY_ONLY_HEADER, ""] + [f"- {_mutant_line(r)}" for r in guarded] + [""]
     return lines
 
 
@@ -117,6 +148,9 @@ def overall_mutation_lines(tables: Mapping[str, pd.DataFrame]) -> list[str]:
         if picked:
             lines += [f"{status.capitalize()} mutants:", ""] + [f"- `{p}` {_mutant_line(r)}" for p, r in picked]
             lines.append("")
+    guarded = [(p, r) for p, t in tables.items() for r in _sanity_only(t.to_dict("records"))]
+    if guarded:
+        lines += [SANITY_ONLY_HEADER, ""] + [f"- `{p}` {_mutant_line(r)}" for p, r in guarded] + [""]
     return lines
 
 
