@@ -36,6 +36,7 @@ from banditrepro.report.mutants import (
     EQUIVALENT,
     ESCAPED,
     MISLEADING,
+    at_first_look,
     classify,
     mutants_table,
     mutation_lines,
@@ -198,6 +199,18 @@ MAIN = _claims(("H1", "headline", "1.0", "reproduced"), ("H2", "headline", "2.0"
 ])
 def test_status_classification(rows, status, flipped, moved):
     assert classify(MAIN, _claims(*rows)) == (status, flipped, moved)
+
+
+def test_a_claim_decided_by_extra_replications_is_compared_at_the_papers_count():
+    main = _claims(("C1", "headline", "ratio 2.57 (400 runs)", "not_reproduced"), ("H1", "headline", "1.0", "reproduced"))
+    first = at_first_look(main, [{"claim": "C1", "look": 0, "measured": "ratio 1.97 (100 runs)",
+                                  "verdict": "inconclusive"}])
+    assert list(first.verdict) == ["inconclusive", "reproduced"] and list(main.verdict)[0] == "not_reproduced"
+    # a mutant that changes nothing evaluates C1 at 100 runs too: equivalent, not "misleading"
+    same = _claims(("C1", "headline", "ratio 1.97 (100 runs)", "inconclusive"), ("H1", "headline", "1.0", "reproduced"))
+    assert classify(first, same)[0] == EQUIVALENT and classify(main, same)[0] == MISLEADING
+    with pytest.raises(ValueError, match="expected look 0"):
+        at_first_look(main, [{"claim": "C1", "look": 2, "measured": "x", "verdict": "reproduced"}])
 
 
 def _table():

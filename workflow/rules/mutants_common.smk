@@ -94,7 +94,13 @@ def mutant_claim_files(paper, mutant_id):
 
 
 def mutants_inputs(wildcards):
-    inputs = {"main": layout.claims_file(wildcards.paper)}
+    """The main build's claims, look 0 of its sequential claims (a mutant's claims are evaluated at the
+    paper's replications, so they are compared with the main build's verdicts at that count), and every
+    mutant's rebuilt claims."""
+    paper = wildcards.paper
+    inputs = {"main": layout.claims_file(paper),
+              "first_looks": [layout.sequential_look_file(paper, c["id"], 0)
+                              for fig in mutant_built_figures(paper) for c in sequential_claims_measured(paper, fig)]}
     for mid in paper_mutants(wildcards.paper):
         inputs[mid] = mutant_claim_files(wildcards.paper, mid)
     return inputs

@@ -73,6 +73,21 @@ def caught_by(main_claims, flipped: Sequence[str]) -> str:
     return HEADLINE if HEADLINE in dropped else SANITY if SANITY in dropped else ""
 
 
+def at_first_look(main_claims: pd.DataFrame, first_looks: Sequence[Mapping]) -> pd.DataFrame:
+    """The main build's claims with each sequential claim's row at look 0 (the paper's replications: what a
+    mutant's claims are evaluated from; report/sequential.py), so a claim that extra replications decided
+    in the main build is not counted as moved by a mutant that merely lacks those replications."""
+    out = main_claims.copy()
+    for rec in first_looks:
+        if int(rec["look"]) != 0:
+            raise ValueError(f"claim {rec['claim']}: expected look 0, got look {rec['look']}")
+        rows = out.index[out.claim_id == rec["claim"]]
+        if len(rows) != 1:
+            raise KeyError(f"look 0 of claim {rec['claim']!r}: not exactly one row in the claims table")
+        out.loc[rows, ["measured", "verdict"]] = [str(rec["measured"]), str(rec["verdict"])]
+    return out
+
+
 def mutants_table(mutants: Sequence[Mapping], main_claims, mutant_claims: Mapping[str, object]) -> pd.DataFrame:
     """One row per mutant (``mutants``: dicts with id, algorithm, description, explanation) in order;
     ``mutant_claims[id]`` is that mutant's claims table (its figures' claim files concatenated). The
