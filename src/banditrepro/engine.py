@@ -192,7 +192,7 @@ class StepSimulation:
     def run(self, noise_keys: np.ndarray, policy_keys: np.ndarray, checkpoints: np.ndarray,
             policy_subs: np.ndarray | None = None) -> SimulationOutput:
         """``policy_subs``: the sub-stream of each replication's policy coins (default 0), for callers that
-        run several rows of one replication with independent coins (banditrepro.reference)."""
+        run several rows of one replication with independent coins (experiments/reference.py)."""
         checkpoints = np.asarray(checkpoints, dtype=np.int64)
         if checkpoints.ndim != 1 or checkpoints.size == 0 or np.any(np.diff(checkpoints) <= 0) or checkpoints[0] < 1:
             raise ValueError("checkpoints must be a non-empty strictly increasing sequence of steps >= 1")

@@ -1,5 +1,5 @@
 """Unit tests of the penalized-fairness policies: hand-computed cases, and the production batch loop
-against the engine running the oracle kernels (src/banditrepro/reference/fairness.py)."""
+against the engine running the oracle kernels (src/banditrepro/experiments/penalized_fairness/reference.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from banditrepro.reference import fairness as oracle
+from banditrepro.experiments.penalized_fairness import reference as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import fairness as fair

@@ -1,4 +1,4 @@
-"""The independent transcription of A1-A8 (banditrepro.reference.ucl) and its sanity claim."""
+"""The independent transcription of A1-A8 (experiments/satisficing_ucl/reference.py) and its sanity claim."""
 
 import io
 from pathlib import Path
@@ -11,7 +11,7 @@ from banditrepro.experiments.runner import run_experiment_block, shard_provenanc
 from banditrepro.experiments.satisficing_ucl import builders
 from banditrepro.experiments.satisficing_ucl.checks import matches_reference
 from banditrepro.experiments.spec import load_paper
-from banditrepro.reference import ucl as reference
+from banditrepro.experiments.satisficing_ucl import reference
 from banditrepro.report.context import ResultsContext
 from banditrepro.shards import save_shard
 

@@ -282,7 +282,7 @@ class FairnessSweep:
     x_values: np.ndarray  # horizons (int) or etas
     horizon: int  # for eta sweeps
     penalty_for_regret: object = None  # A_k of the penalized regret (Setting 1)
-    # the batch loop that runs the rows; the sanity claims swap in banditrepro.reference.fairness.run_batch
+    # the batch loop that runs the rows; the sanity claims swap in reference.run_batch (this package)
     run_batch: Callable = field(default=loops.run_batch, repr=False)
 
     def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:

@@ -1,11 +1,12 @@
-"""Independent reference implementations of the policies, for differential sanity claims.
+"""Differential sanity claims: an experiment's first replications rerun with a reference implementation.
 
-A reference implementation is written apart from the production kernel it checks (another state layout,
-the generic engine loop instead of a fused batch loop) and draws the same random numbers (counter-based
-streams, banditrepro.rng). A sanity claim reruns the first replications of an experiment with it and
-requires exactly the numbers the build's shards hold (:func:`agreement`): a bug planted in a production
-kernel (a mutant, docs/mutants.md) then fails a sanity claim even where the paper's own statements cannot
-tell the buggy numbers from the right ones. The tests compare the same pairs on small instances.
+A paper may keep an independent reference implementation of its policies (``experiments/<paper>/reference.py``),
+written apart from the production kernel it checks (another state layout, the generic engine loop instead
+of a fused batch loop) and drawing the same random numbers (counter-based streams, banditrepro.rng). A
+sanity claim reruns the first replications of an experiment with it and requires exactly the numbers the
+build's shards hold (:func:`compare_with_reference`): a bug planted in a production kernel (a mutant,
+docs/mutants.md) then fails a sanity claim even where the paper's own statements cannot tell the buggy
+numbers from the right ones. The tests compare the same pairs on small instances.
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ def rerun_with_reference(ctx, experiment: str, algorithm: str, install, replicat
     builder with ``install(sim, experiment_spec, algorithm)`` swapping the production kernel for the
     reference one, on the keys the build used (the seed from the shards' provenance); returns (the build's
     runs, the reference's)."""
-    from ..experiments.runner import keys_for
     from ..registry import SIMULATION_BUILDERS, lookup
+    from .runner import keys_for
 
     exp = ctx.spec.experiments[experiment]
     build = ctx.replications(experiment)[algorithm]
@@ -64,11 +65,9 @@ def rerun_with_reference(ctx, experiment: str, algorithm: str, install, replicat
     return head(build, n), sim.run(noise, policy, exp.checkpoints)
 
 
-def reference_claim(ctx, experiments, algorithms, install, replications: int = 1):
-    """The ClaimResult of a differential sanity claim: every (experiment, algorithm) pair's first
-    ``replications`` runs, rebuilt with ``install``'s reference kernel, equal the build's exactly."""
-    from ..report.checks import ClaimResult, verdict_from
-
+def compare_with_reference(ctx, experiments, algorithms, install, replications: int = 1) -> tuple[bool, str]:
+    """(every pair equal, what was measured) of a differential sanity claim: each (experiment, algorithm)
+    pair's first ``replications`` runs, rebuilt with ``install``'s reference kernel, against the build's."""
     parts, compared, n_pairs = [], 0, 0
     for exp_id in experiments:
         for algo in algorithms:
@@ -84,4 +83,4 @@ def reference_claim(ctx, experiments, algorithms, install, replications: int = 1
         raise ValueError(f"none of {list(algorithms)} runs in {list(experiments)}")
     measured = (f"{n_pairs - len(parts)}/{n_pairs} (experiment, algorithm) pairs equal the reference "
                 f"({compared} arrays, first {replications} replication(s))" + (": " + "; ".join(parts) if parts else ""))
-    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(not parts))
+    return not parts, measured

@@ -29,8 +29,8 @@ import numpy as np
 from numba import njit
 from scipy.special import ndtri
 
-from .. import rng
-from ..engine import PolicyKernel
+from ... import rng
+from ...engine import PolicyKernel
 
 # algorithm: (quantile: "schedule" or ("delta", divisor), satisficing choice, robust observations)
 DEFINITIONS = {

@@ -5,7 +5,7 @@ production kernels that the batch loop runs). Each policy here is a
 :class:`banditrepro.engine.PolicyKernel`, so the generic :class:`banditrepro.engine.StepSimulation`
 runs it one row at a time. Two users compare the production batch loop with these, step for step (same
 arms, same tie-breaking draws): tests/penalized_fairness, and the paper's sanity claims
-(``fair_matches_reference``), which rerun the first replications of an experiment with :func:`run_batch`
+(``fair_matches_reference``, compared by ``experiments/reference.py``), which rerun the first replications of an experiment with :func:`run_batch`
 in place of the batch loop and require the very pull counts the build's shards hold — so a bug in a
 production kernel fails a sanity claim (docs/mutants.md).
 
@@ -21,9 +21,9 @@ import math
 import numpy as np
 from numba import njit
 
-from .. import rng
-from ..engine import EnvironmentKernel, PolicyKernel, StepSimulation
-from ..environments import finite
+from ... import rng
+from ...engine import EnvironmentKernel, PolicyKernel, StepSimulation
+from ...environments import finite
 
 # state rows
 COUNT = 0
@@ -231,7 +231,7 @@ KERNELS = {"ht_ucb": HT_UCB, "lfg": LFG, "flearn": FLEARN}
 
 def _environment_kernels() -> dict[str, EnvironmentKernel]:
     """The batch loop's reward models as engine kernels (the same draws: tests/penalized_fairness)."""
-    from ..experiments.penalized_fairness import loops
+    from . import loops
 
     return {"gaussian": finite.GAUSSIAN, "bernoulli": finite.BERNOULLI, "beta": finite.BETA,
             "categorical": finite.CATEGORICAL, "beta_johnk": EnvironmentKernel("beta_johnk", loops._beta_johnk_step)}
