@@ -14,6 +14,7 @@ from ...report.checks import (
     compare_greater,
     compare_threshold,
     fmt,
+    verdict_from,
 )
 
 
@@ -214,3 +215,20 @@ def clw_slightly_better(ctx, figure, panels, ars, clw_exact, clw_misspecified, m
     return ClaimResult(measured="; ".join(parts),
                        threshold=f"(1-{max_margin}) ARS <= CLW(d) <= ARS (+{z} s.e.); some misspecified CLW > ARS",
                        verdict=verdict)
+
+
+@claim_check("composite_matches_reference")
+def matches_reference(ctx, experiments, algorithms, replications=1):
+    """Issue 30's differential guard: the first ``replications`` runs of each ARS-UCB / ODAAF algorithm in each
+    experiment, rebuilt with the independent reference loops (reference.py of this package: the index, round
+    sizes, phase lengths and elimination transcribed apart, the same environment draws) in place of the
+    production loops, equal the build's runs exactly. True by construction for a correct build; it catches a
+    bug that the paper's comparisons cannot tell apart (docs/mutants.md)."""
+    from ..reference import compare_with_reference
+    from . import reference
+
+    def install(sim, experiment, algorithm):
+        sim.runners = reference
+
+    ok, measured = compare_with_reference(ctx, experiments, algorithms, install, replications)
+    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
