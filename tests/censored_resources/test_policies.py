@@ -1,7 +1,7 @@
 """RCUCB, its variants and the App. E.1 baselines: hand-computed updates and indices.
 
 The selects (and the Thompson update) checked here are the printed forms kept as the test oracle
-(tests/oracles/censored_reference.py); test_fast_kernels.py checks that the production kernels make
+(src/banditrepro/experiments/censored_resources/reference.py); test_fast_kernels.py checks that the production kernels make
 their choices with the same draws."""
 
 import math
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracles import censored_reference as oracle
+from banditrepro.experiments.censored_resources import reference as oracle
 from scipy import stats
 
 from banditrepro import rng

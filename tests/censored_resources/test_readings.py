@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from oracles import censored_reference as oracle
+from banditrepro.experiments.censored_resources import reference as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import censored_baselines as cb

@@ -339,3 +339,20 @@ def printed_censored_cells(ctx, cells, tolerance, z=2.0):
                                 f"{fmt(mean_diff)}, largest {fmt(worst[0])} ({worst[1]})",
                        threshold=f"every cell within {fmt(float(tolerance))} (by > {z} s.e.)",
                        verdict=_combine(verdicts))
+
+
+@claim_check("censored_matches_reference")
+def matches_reference(ctx, experiments, algorithms, replications=1):
+    """Issue 30's differential guard: the first ``replications`` runs of each algorithm in each experiment,
+    rebuilt with the printed-form kernels and loop of reference.py (every index recomputed each round, the
+    updates and eq. (7) written apart, the same environment draws) in place of the fast production loop,
+    equal the build's runs exactly. True by construction for a correct build; it catches a kernel bug that
+    the paper's statements cannot tell apart (docs/mutants.md)."""
+    from ..reference import compare_with_reference
+    from . import reference
+
+    def install(sim, experiment, algorithm):
+        sim.simulator = reference.simulate
+
+    ok, measured = compare_with_reference(ctx, experiments, algorithms, install, replications)
+    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))

@@ -37,7 +37,7 @@ METRICS = ("regret", "censored", "reward", "gain", "optimal")
 
 
 # The fast kernels keep derived per-pair terms in extra state rows; their choices and random draws
-# are those of the printed kernels (the test oracle tests/oracles/censored_reference.py), which the
+# are those of the printed kernels (reference.py of this package), which the
 # unit tests check by hand and tests/censored_resources/test_fast_kernels.py compares with the fast ones.
 STATE_ROWS = max(rcucb.FAST_STATE_ROWS, cb.UCB_FAST_STATE_ROWS, cb.TS_FAST_STATE_ROWS)
 
@@ -143,6 +143,8 @@ class CensoredSimulation:
     cost_slope: float
     policy: str
     policy_params: np.ndarray
+    # the loop that plays the policy (None: simulate); the differential sanity claims swap in reference.simulate
+    simulator: object = None
 
     def __post_init__(self):
         if self.policy not in POLICY_CODES:
@@ -160,7 +162,8 @@ class CensoredSimulation:
         n_reps = len(noise_keys)
         curves = np.zeros((n_reps, len(METRICS), len(checkpoints)))
         m = self.taus.size
-        simulate(POLICY_CODES[self.policy], np.ascontiguousarray(self.policy_params, dtype=np.float64),
+        play = simulate if self.simulator is None else self.simulator
+        play(POLICY_CODES[self.policy], np.ascontiguousarray(self.policy_params, dtype=np.float64),
                  self.arms.code, np.ascontiguousarray(self.arms.params), np.ascontiguousarray(self.arms.table),
                  self.taus, self.lam, float(self.cost_slope), np.ascontiguousarray(self.truth.gaps),
                  self.truth.best_arm * m + self.truth.best_grid_index,

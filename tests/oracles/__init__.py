@@ -1,1 +1,0 @@
-"""Slow, independent reference forms of production kernels; tests compare the two step for step."""
