@@ -35,6 +35,7 @@ from ...report.checks import (
     mean_se,
     paired_ratio_se,
     per_replication,
+    verdict_from,
 )
 from ...report.checks import combine_verdicts as _combine
 
@@ -327,3 +328,23 @@ def lcb_pass_share(ctx, figure, panel, algorithm="select", max_share=0.5, z=2.0)
                                 f"({fmt(share)} ± {fmt(se)})",
                        threshold=f"share < {max_share} by > {z} s.e.",
                        verdict=compare_threshold(share, se, max_share, below=True, z=z))
+
+
+@claim_check("select_matches_reference")
+def matches_reference(ctx, experiments, algorithms, replications=1):
+    """Issue 30's differential guard for the finite-armed baselines (Thompson sampling, Uniform UCB, SAT-UCB,
+    SAT-UCB+): the first ``replications`` runs, rebuilt with reference.py's loop (the indices recomputed from
+    counts and sums, written apart; the same draws) in place of the production loop, equal the build's
+    exactly. True by construction for a correct build; it catches a baseline bug that the paper's statements
+    cannot tell apart (docs/mutants.md)."""
+    from ..reference import compare_with_reference
+    from . import reference
+
+    def install(sim, experiment, algorithm):
+        inner = getattr(sim, "inner", sim)  # a sigma-rescaled run: its unit-noise simulation
+        if not hasattr(inner, "runner"):
+            raise ValueError(f"{experiment.id}/{algorithm}: no reference for {type(inner).__name__}")
+        inner.runner = reference.run_index_policy
+
+    ok, measured = compare_with_reference(ctx, experiments, algorithms, install, replications)
+    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))

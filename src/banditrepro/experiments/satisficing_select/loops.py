@@ -370,6 +370,8 @@ class IndexPolicySimulation:
     level: float
     per_horizon: bool = False
     grid_exponent: float | None = None
+    # the loop that plays the policy (None: run_index_policy); the sanity claims swap in reference.py's
+    runner: object = None
 
     def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:
         checkpoints = _check_checkpoints(checkpoints)
@@ -390,7 +392,8 @@ class IndexPolicySimulation:
             means, sizes = grid_means_table(self.env, checkpoints, self.grid_exponent)
         run_horizons = checkpoints if self.per_horizon else checkpoints[-1:]
         curves = np.zeros((len(noise_keys), len(BASE_CURVES), checkpoints.size))
-        run_index_policy(code, np.ascontiguousarray(means), sizes, np.asarray(run_horizons, dtype=np.int64),
+        play = run_index_policy if self.runner is None else self.runner
+        play(code, np.ascontiguousarray(means), sizes, np.asarray(run_horizons, dtype=np.int64),
                          self.per_horizon, float(self.level), float(self.env.optimum), float(self.env.sigma),
                          self.env.reward_code, np.asarray(noise_keys, dtype=np.uint64), np.asarray(policy_keys, dtype=np.uint64),
                          checkpoints, curves)
