@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from banditrepro.experiments.censored_resources import reference as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import beta_sampler, rcucb
 from banditrepro.algorithms import censored_baselines as cb
 from banditrepro.environments import censored as ce
+from banditrepro.experiments.censored_resources import reference as oracle
 
 KAPPA = 0.1
 

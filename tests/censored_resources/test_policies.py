@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from banditrepro.experiments.censored_resources import reference as oracle
 from scipy import stats
 
 from banditrepro import rng
 from banditrepro.algorithms import censored_baselines as cb
 from banditrepro.algorithms import rcucb
+from banditrepro.experiments.censored_resources import reference as oracle
 
 TAUS = np.array([0.2, 0.5, 1.0])
 LAM = np.array([0.02, 0.05, 10.0])

@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import pytest
-from banditrepro.experiments.penalized_fairness import reference as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import fairness as fair
@@ -15,6 +14,7 @@ from banditrepro.algorithms.ucb import ucb1
 from banditrepro.engine import StepSimulation
 from banditrepro.environments.finite import gaussian_arms, threshold_gaps
 from banditrepro.experiments.penalized_fairness import builders, loops
+from banditrepro.experiments.penalized_fairness import reference as oracle
 
 
 def _state(counts, sums, queues=None):

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from banditrepro.experiments.penalized_fairness.checks import matches_reference
+from banditrepro.experiments.reference import agreement, head
 from banditrepro.experiments.runner import run_experiment_block, shard_provenance
 from banditrepro.experiments.spec import load_paper
-from banditrepro.experiments.reference import agreement, head
 from banditrepro.report.context import ResultsContext
 from banditrepro.shards import save_shard
 

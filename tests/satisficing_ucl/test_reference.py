@@ -8,10 +8,9 @@ import pytest
 from scipy.special import ndtri
 
 from banditrepro.experiments.runner import run_experiment_block, shard_provenance
-from banditrepro.experiments.satisficing_ucl import builders
+from banditrepro.experiments.satisficing_ucl import builders, reference
 from banditrepro.experiments.satisficing_ucl.checks import matches_reference
 from banditrepro.experiments.spec import load_paper
-from banditrepro.experiments.satisficing_ucl import reference
 from banditrepro.report.context import ResultsContext
 from banditrepro.shards import save_shard
 

@@ -5,9 +5,9 @@ production kernels that the batch loop runs). Each policy here is a
 :class:`banditrepro.engine.PolicyKernel`, so the generic :class:`banditrepro.engine.StepSimulation`
 runs it one row at a time. Two users compare the production batch loop with these, step for step (same
 arms, same tie-breaking draws): tests/penalized_fairness, and the paper's sanity claims
-(``fair_matches_reference``, compared by ``experiments/reference.py``), which rerun the first replications of an experiment with :func:`run_batch`
-in place of the batch loop and require the very pull counts the build's shards hold — so a bug in a
-production kernel fails a sanity claim (docs/mutants.md).
+(``fair_matches_reference``, compared by ``experiments/reference.py``), which rerun the first replications
+of an experiment with :func:`run_batch` in place of the batch loop and require the very pull counts the
+build's shards hold — so a bug in a production kernel fails a sanity claim (docs/mutants.md).
 
 ``state`` is a float64 (6, K) array, zero at the start: N_k, reward sums S_k, cached S_k/N_k and
 1/sqrt(N_k), the LFG queue Q_k, and a scratch row for the step's scores. ``params`` are those of
