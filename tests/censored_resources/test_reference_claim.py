@@ -1,29 +1,19 @@
 """The printed-form reference loop (experiments/censored_resources/reference.py) and its sanity claim."""
 
-import io
 from pathlib import Path
 
 import pytest
+from shard_context import shard_context
 
 from banditrepro.experiments.censored_resources.checks import matches_reference
-from banditrepro.experiments.runner import run_experiment_block, shard_provenance
 from banditrepro.experiments.spec import load_paper
-from banditrepro.report.context import ResultsContext
-from banditrepro.shards import save_shard
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SEED = 20171128
 SPEC = load_paper("censored_resources", "smoke", REPO_ROOT)
 
 
-def _context(tmp_path, experiment, n=2, edit=None):
-    exp = SPEC.experiments[experiment]
-    results = run_experiment_block(exp, SEED, 0, n, log=io.StringIO())
-    if edit is not None:
-        edit(results)
-    path = tmp_path / f"{experiment}.npz"
-    save_shard(path, results, 0, n, shard_provenance(exp, SEED, 0, n, "smoke"))
-    return ResultsContext(SPEC, shards={experiment: [path]})
+def _context(tmp_path, experiment, **kwargs):
+    return shard_context(SPEC, experiment, tmp_path, **kwargs)
 
 
 @pytest.mark.parametrize("experiment", ["s51_indep", "f1m2_negcorr", "f2_n20", "f3"])

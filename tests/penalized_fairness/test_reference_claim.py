@@ -1,34 +1,21 @@
 """The differential sanity claim (fair_matches_reference): the build's runs against the reference kernels."""
 
-import io
 from pathlib import Path
 
 import numpy as np
 import pytest
+from shard_context import SEED, shard_context
 
 from banditrepro.experiments.penalized_fairness.checks import matches_reference
 from banditrepro.experiments.reference import agreement, head
-from banditrepro.experiments.runner import run_experiment_block, shard_provenance
 from banditrepro.experiments.spec import load_paper
-from banditrepro.report.context import ResultsContext
-from banditrepro.shards import save_shard
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SEED = 20171128
+SPEC = load_paper("penalized_fairness", "smoke", REPO_ROOT)
 
 
-def _context(tmp_path, experiment, n=2, seed=SEED, recorded_seed=None, edit=None):
-    """A context over one shard of ``experiment`` (replications 0..n-1) simulated with ``seed``; its provenance
-    records ``recorded_seed`` (default: the same); ``edit(results)`` may alter the runs before saving."""
-    spec = load_paper("penalized_fairness", "smoke", REPO_ROOT)
-    exp = spec.experiments[experiment]
-    results = run_experiment_block(exp, seed, 0, n, log=io.StringIO())
-    if edit is not None:
-        edit(results)
-    path = tmp_path / f"{experiment}.npz"
-    prov = shard_provenance(exp, seed if recorded_seed is None else recorded_seed, 0, n, "smoke")
-    save_shard(path, results, 0, n, prov)
-    return ResultsContext(spec, shards={experiment: [path]})
+def _context(tmp_path, experiment, **kwargs):
+    return shard_context(SPEC, experiment, tmp_path, **kwargs)
 
 
 @pytest.mark.parametrize("experiment", ["s1_K5", "s2_case1"])

@@ -1,30 +1,22 @@
 """The independent transcription of A1-A8 (experiments/satisficing_ucl/reference.py) and its sanity claim."""
 
-import io
 from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.special import ndtri
+from shard_context import shard_context
 
-from banditrepro.experiments.runner import run_experiment_block, shard_provenance
 from banditrepro.experiments.satisficing_ucl import builders, reference
 from banditrepro.experiments.satisficing_ucl.checks import matches_reference
 from banditrepro.experiments.spec import load_paper
-from banditrepro.report.context import ResultsContext
-from banditrepro.shards import save_shard
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SEED = 20171128
+SPEC = load_paper("satisficing_ucl", "smoke", REPO_ROOT)
 
 
-def _context(tmp_path, experiment, n=4):
-    spec = load_paper("satisficing_ucl", "smoke", REPO_ROOT)
-    exp = spec.experiments[experiment]
-    path = tmp_path / f"{experiment}.npz"
-    save_shard(path, run_experiment_block(exp, SEED, 0, n, log=io.StringIO()), 0, n,
-               shard_provenance(exp, SEED, 0, n, "smoke"))
-    return ResultsContext(spec, shards={experiment: [path]})
+def _context(tmp_path, experiment, **kwargs):
+    return shard_context(SPEC, experiment, tmp_path, **kwargs)
 
 
 @pytest.mark.parametrize("experiment", ["mean_reward", "mean_reward_T5000", "mean_reward_K", "robust",
