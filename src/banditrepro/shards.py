@@ -61,6 +61,16 @@ def read_shard(path: Path | str) -> dict[str, np.ndarray]:
     return arrays
 
 
+def read_shard_provenance(path: Path | str) -> dict:
+    """The provenance of one shard, read without decompressing its arrays."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return json.loads(str(z["provenance"]))
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
+        raise ShardError(f"shard {path} has no readable provenance ({type(exc).__name__}: {exc}); "
+                         f"delete it and rerun") from exc
+
+
 def load_shards(paths: list[Path | str], first: int = 0) -> dict[str, SimulationOutput]:
     """Concatenate shards (sorted by first replication) into one SimulationOutput per algorithm; together they
     must tile the replications from ``first`` (0: an experiment's whole set; a mutant job reads one shard)."""

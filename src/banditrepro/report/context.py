@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -10,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine import SimulationOutput
-from ..shards import load_shards, read_shard
+from ..shards import load_shards, read_shard_provenance
 
 if TYPE_CHECKING:  # the report side reads a spec it is handed; it never loads one
     from ..experiments.spec import PaperSpec
@@ -113,7 +112,7 @@ class ResultsContext:
         """The root seed the experiment's shards were simulated with (their provenance)."""
         if experiment not in self._shards or not self._shards[experiment]:
             raise KeyError(f"shards of experiment {experiment!r} were not given to this rule")
-        return int(json.loads(str(read_shard(self._shards[experiment][0])["provenance"]))["seed"])
+        return int(read_shard_provenance(self._shards[experiment][0])["seed"])
 
     def replications(self, experiment: str) -> dict[str, SimulationOutput]:
         """Per-replication outputs of every algorithm of an experiment."""
