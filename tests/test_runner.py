@@ -87,7 +87,7 @@ def test_progress_estimate_by_hand():
 def test_an_experiment_shard_size_overrides_the_global_one():
     spec = load_paper("censored_resources", "paper", REPO_ROOT)
     f2 = spec.experiments["f2_n80"]
-    assert f2.shard_size == 25
-    assert f2.job_shards(250) == [(0, 25), (25, 50), (50, 75), (75, 100)]
-    f3 = spec.experiments["f3"]  # no shard_size of its own: the global one
-    assert f3.shard_size is None and f3.job_shards(250) == [(0, 100)]
+    assert f2.shard_size == 10
+    assert f2.job_shards(250) == [(a, a + 10) for a in range(0, 100, 10)]
+    f1m1 = spec.experiments["f1m1_poscorr"]  # no shard_size of its own: the global one
+    assert f1m1.shard_size is None and f1m1.job_shards(250) == [(0, 100)]
