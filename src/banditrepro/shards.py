@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .engine import SimulationOutput
+from .simulation_output import SimulationOutput
 
 
 def save_shard(path: Path | str, results: dict[str, SimulationOutput], start: int, stop: int, prov: dict) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..engine import SimulationOutput, summarize
 from ..registry import REFERENCE_CURVES, lookup
+from ..simulation_output import SimulationOutput, summarize
 from .spec import PaperSpec, panel_experiments
 
 SUMMARY_COLUMNS = ["panel", "algorithm", "metric", "t", "mean", "se", "n"]

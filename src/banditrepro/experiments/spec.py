@@ -24,8 +24,8 @@ import jsonschema
 import numpy as np
 import yaml
 
-from ..engine import checkpoint_grid
 from ..registry import BUILDER_PARAMETERS, SIMULATION_BUILDERS, ParameterError, closest_name
+from ..simulation_output import checkpoint_grid
 
 SCALES = ("paper", "smoke")
 # PyYAML's C loader where it is built (the same documents, several times faster: every `snakemake` call loads
@@ -139,6 +139,19 @@ def paper_config_path(repo_root: Path, paper: str) -> Path:
     return Path(repo_root) / "config" / "papers" / f"{paper}.yaml"
 
 
+def read_paper_yaml(path: Path) -> dict:
+    """A paper config's YAML document, parsed once per process and file state (its bytes): building the DAG
+    reads each paper twice (its options, then the paper), and parsing is most of a paper's load time. The
+    caller gets its own copy, so editing it changes nothing for the next one."""
+    data = Path(path).read_bytes()
+    return copy.deepcopy(_parse_yaml(data))
+
+
+@cache
+def _parse_yaml(data: bytes):
+    return yaml.load(data.decode("utf-8"), Loader=YAML_LOADER)
+
+
 @cache
 def paper_schema() -> dict:
     """The JSON schema of a paper config (``banditrepro/experiments/paper.schema.yaml``)."""
@@ -191,7 +204,7 @@ def load_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") ->
     path = paper_config_path(repo_root, paper)
     if not path.exists():
         raise ConfigError(f"no paper config {path}")
-    raw = expand_claim_cells(yaml.load(path.read_text(), Loader=YAML_LOADER), path)
+    raw = expand_claim_cells(read_paper_yaml(path), path)
     try:
         _paper_validator().validate(raw)
     except jsonschema.ValidationError as err:

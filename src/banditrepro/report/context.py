@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..engine import SimulationOutput
 from ..shards import load_shards, read_shard_provenance
+from ..simulation_output import SimulationOutput
 
 if TYPE_CHECKING:  # the report side reads a spec it is handed; it never loads one
     from ..experiments.spec import PaperSpec
