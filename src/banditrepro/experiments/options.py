@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jsonschema
-import yaml
 
-from .spec import YAML_LOADER, ConfigError, discover_papers, paper_config_path, paper_schema
+from .spec import ConfigError, discover_papers, paper_config_path, paper_schema, read_paper_yaml
 
 # YAML 1.1 (Snakemake's --config and configfile) reads these words as booleans
 _YAML_BOOL_WORDS = {False: ("off", "no", "false", "n"), True: ("on", "yes", "true", "y")}
@@ -48,7 +47,7 @@ class PaperOption:
 
 
 def _read_options(path: Path, paper: str) -> list[PaperOption]:
-    declared = (yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER) or {}).get("options") or {}
+    declared = (read_paper_yaml(path) or {}).get("options") or {}
     schema = paper_schema()
     validator = jsonschema.Draft202012Validator(
         {"$defs": schema["$defs"], **schema["properties"]["options"]})
