@@ -10,7 +10,7 @@ import seaborn as sns
 
 from banditrepro.experiments.spec import load_paper
 from banditrepro.plotting import Style, plot_figure, save_figure
-from banditrepro.plotting.figures import PALETTE, theme, theme_rc
+from banditrepro.plotting.figures import PALETTE, SEABORN_WHITEGRID_PAPER_RC, theme, theme_rc
 from banditrepro.report.context import ResultsContext
 
 PAPERS = ["satisficing_ucl", "satisficing_select", "censored_resources", "composite_anonymous", "penalized_fairness"]
@@ -30,6 +30,42 @@ def test_palette_is_seaborns_and_distinct():
     assert len(PALETTE) == len(set(PALETTE)) == 12
     assert set(PALETTE) <= seaborn_colours
     assert not {"#ece133", "#fbafe4"} & set(PALETTE)  # pale yellow and pink: unreadable thin lines
+
+
+def test_written_out_palette_and_theme_are_seaborns():
+    """The plot jobs do not import seaborn (issue 27: 1.2 s a job); the colours and the theme they write out
+    must be what seaborn computes, value for value, or every figure's bytes would drift from seaborn's look."""
+    colorblind, dark = sns.color_palette("colorblind").as_hex(), sns.color_palette("dark").as_hex()
+    assert ([colorblind[i] for i in (0, 1, 2, 4, 9)] + [dark[4]] + [colorblind[i] for i in (3, 7, 5)]
+                       + [dark[i] for i in (9, 7, 5)]) == PALETTE
+    seaborn_rc = {**sns.axes_style("whitegrid"), **sns.plotting_context("paper", font_scale=1.1)}
+    assert seaborn_rc.pop("image.cmap") == "rocket"  # registered by seaborn's import; no figure draws an image
+    assert seaborn_rc == SEABORN_WHITEGRID_PAPER_RC
+    assert all(type(SEABORN_WHITEGRID_PAPER_RC[k]) is type(v) for k, v in seaborn_rc.items())
+
+
+def test_plotting_does_not_import_seaborn_or_numba():
+    """A plot job's start-up (issue 27): matplotlib only, no seaborn/scipy.stats, no numba."""
+    import subprocess
+    import sys
+
+    code = ("import sys, banditrepro.plotting, banditrepro.report.context; "
+            "print(sorted(m for m in ('seaborn', 'scipy.stats', 'numba') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_figure_draws_without_seaborn_imported(tmp_path):
+    """The theme's rc must be valid for matplotlib alone (seaborn's "rocket" colormap is not, without seaborn)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, matplotlib.pyplot as plt; from banditrepro.plotting.figures import theme\n"
+            "with theme():\n    fig, ax = plt.subplots(); ax.fill_between([0, 1], [0, 1], [1, 2], color='#0173b2')\n"
+            f"    fig.savefig({str(tmp_path / 'f.png')!r})\n"
+            "assert 'seaborn' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert (tmp_path / "f.png").stat().st_size > 0
 
 
 @pytest.mark.parametrize("paper", PAPERS)

@@ -14,7 +14,6 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import seaborn as sns  # noqa: E402
 
 from ..registry import PANEL_PLOTTERS, lookup  # noqa: E402
 
@@ -25,14 +24,37 @@ if TYPE_CHECKING:  # the plotting side reads a spec it is handed; it never loads
 # white), plus four of its "dark" colours (purple, teal, charcoal, brown): 12 colours, so no panel
 # (at most 9 algorithms) repeats one; past 12 algorithms a paper cycles them with dashes. Ordered so
 # that the first ones differ most (the colour-blind orange and vermilion are far apart in the list).
-_COLORBLIND = sns.color_palette("colorblind").as_hex()
-_DARK = sns.color_palette("dark").as_hex()
-PALETTE = ([_COLORBLIND[i] for i in (0, 1, 2, 4, 9)] + [_DARK[4]] + [_COLORBLIND[i] for i in (3, 7, 5)]
-           + [_DARK[i] for i in (9, 7, 5)])
+# The colours and the theme below are seaborn 0.13's, written out so that a plot job does not import
+# seaborn (and scipy.stats through it), 1.2 s of each job's start-up (issue 27); tests/test_plotting.py
+# derives both from seaborn and requires these values.
+PALETTE = ["#0173b2", "#de8f05", "#029e73", "#cc78bc", "#56b4e9",  # colorblind 0, 1, 2, 4, 9
+           "#591e71",  # dark 4
+           "#d55e00", "#949494", "#ca9161",  # colorblind 3, 7, 5
+           "#006374", "#3c3c3c", "#592f0d"]  # dark 9, 7, 5
 REF_STYLES = ["--", ":", "-.", (0, (5, 1, 1, 1))]
 
 
 LINESTYLES = ["-", (0, (6, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2))]
+
+
+# seaborn.axes_style("whitegrid") merged with seaborn.plotting_context("paper", font_scale=1.1), float for float,
+# less its "image.cmap": "rocket", a colormap that exists only once seaborn is imported (no figure draws an image)
+SEABORN_WHITEGRID_PAPER_RC = {
+    "axes.axisbelow": True, "axes.edgecolor": ".8", "axes.facecolor": "white", "axes.grid": True,
+    "axes.labelcolor": ".15", "axes.labelsize": 10.560000000000002, "axes.linewidth": 1.0,
+    "axes.spines.bottom": True, "axes.spines.left": True, "axes.spines.right": True, "axes.spines.top": True,
+    "axes.titlesize": 10.560000000000002, "figure.facecolor": "white", "font.family": ["sans-serif"],
+    "font.sans-serif": ["Arial", "DejaVu Sans", "Liberation Sans", "Bitstream Vera Sans", "sans-serif"],
+    "font.size": 10.560000000000002, "grid.color": ".8", "grid.linestyle": "-", "grid.linewidth": 0.8,
+    "legend.fontsize": 9.680000000000001, "legend.title_fontsize": 10.560000000000002,
+    "lines.linewidth": 1.2000000000000002, "lines.markersize": 4.800000000000001, "lines.solid_capstyle": "round",
+    "patch.edgecolor": "w", "patch.force_edgecolor": True, "patch.linewidth": 0.8, "text.color": ".15",
+    "xtick.bottom": False, "xtick.color": ".15", "xtick.direction": "out", "xtick.labelsize": 9.680000000000001,
+    "xtick.major.size": 4.800000000000001, "xtick.major.width": 1.0, "xtick.minor.size": 3.2,
+    "xtick.minor.width": 0.8, "xtick.top": False, "ytick.color": ".15", "ytick.direction": "out",
+    "ytick.labelsize": 9.680000000000001, "ytick.left": False, "ytick.major.size": 4.800000000000001,
+    "ytick.major.width": 1.0, "ytick.minor.size": 3.2, "ytick.minor.width": 0.8, "ytick.right": False,
+}
 
 
 def base_theme_rc() -> dict:
@@ -41,7 +63,7 @@ def base_theme_rc() -> dict:
     The font is pinned to DejaVu Sans (shipped with matplotlib; seaborn asks for Arial first) so that
     the bytes of a figure do not depend on the fonts a machine happens to have installed.
     """
-    rc = {**sns.axes_style("whitegrid"), **sns.plotting_context("paper", font_scale=1.1)}
+    rc = {key: list(value) if isinstance(value, list) else value for key, value in SEABORN_WHITEGRID_PAPER_RC.items()}
     rc.update({"font.family": ["sans-serif"], "font.sans-serif": ["DejaVu Sans"], "axes.titlesize": 10,
                "legend.fontsize": 8, "legend.framealpha": 0.85, "legend.edgecolor": "0.85",
                "xtick.bottom": True, "ytick.left": True, "xtick.color": ".3", "ytick.color": ".3",
