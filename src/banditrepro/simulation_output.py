@@ -1,9 +1,10 @@
 """What a simulation returns and how it is read: the per-replication output of one (experiment,
 algorithm) cell, the steps at which its curves are recorded, their mean and standard error.
 
-numpy only (no numba): the jobs that read results -- summaries, claims, tables, figures -- import this
-and never the compiled engine (:mod:`banditrepro.engine`, which re-exports these names), which kept
-about 0.4 s of numba import out of each of their start-ups (issue 27).
+numpy only (no numba): the modules that read results -- shards, summaries, the report context -- import
+this, not the compiled engine (:mod:`banditrepro.engine`, which re-exports these names for the simulation
+side), so reading results needs no numba (issue 27). A workflow job may still import numba with its paper's
+package, which registers the paper's kernels.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ class SimulationOutput:
     curves: dict[str, np.ndarray]
     finals: dict[str, np.ndarray] = field(default_factory=dict)
     pulls: np.ndarray | None = None
-
 
 
 def checkpoint_grid(horizon: int, spec: dict | None) -> np.ndarray:
