@@ -15,6 +15,11 @@ on any x86-64 CPU with AVX2 or AVX-512, Intel or AMD. Two kinds of NumPy calls b
   OpenBLAS picks its kernels by CPU (``OPENBLAS_CORETYPE`` overrides the choice), and they accumulate
   in different orders, with or without FMA.
 
+A third kind depends on the library version, not the CPU: pandas' own C parser of decimal text
+(``read_csv``'s ``float_precision="high"``, its default before pandas 3.1) is not correctly rounded, so
+a table read with an older pandas can differ in the last bit from the one the locks saw
+(:func:`csv_float_options`).
+
 The functions here evaluate the C library's scalar functions element by element, with Python's math
 module for small arrays and in numba for large ones (numba
 calls the same glibc ``exp``/``log``/``pow`` as Python's math module; glibc selects its FMA variant on
@@ -29,6 +34,7 @@ BLAS kernels and NumPy targets.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -119,3 +125,22 @@ def covariance(a, b) -> float:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     return float(((a - a.mean()) * (b - b.mean())).sum() / (a.size - 1))
+
+
+# --- CSV text to float64, correctly rounded with every pandas ---------------------------------------
+#
+# pandas' fast C parser ("high", the default before pandas 3.1) is not correctly rounded: read with pandas
+# 3.0, 2,697 of the 26,880 decimals of the shipped Ames surrogate table (data/ames_forest/) come out one or
+# two ulps from their nearest float64, which moves the Ames bandits' costs and so their regret curves in the last
+# bits (found on a machine with pandas 3.0.6: the paper-scale `verify` failed on censored_resources' fig5
+# and reading_ames summaries). pandas 3.1 made the correctly rounded parser the default and deprecates the
+# option, so it is passed only where the default is still the fast one.
+CORRECTLY_ROUNDED_SINCE = (3, 1)
+
+
+def csv_float_options(pandas_version: str) -> dict:
+    """``pandas.read_csv`` keywords that make its float parsing correctly rounded under ``pandas_version``:
+    every CSV whose floats reach a result is read as ``pd.read_csv(path, **csv_float_options(pd.__version__))``
+    (tests/test_portability.py checks the calls; this module imports no pandas)."""
+    major, minor = (int(part) for part in re.match(r"(\d+)\.(\d+)", pandas_version).groups())
+    return {} if (major, minor) >= CORRECTLY_ROUNDED_SINCE else {"float_precision": "round_trip"}

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import portable
 from .fetch import load_record, record_file_path
 from .integrity import DataError, staged_file
 from .sidecar import write_sidecar
@@ -57,7 +58,8 @@ def ordered_visits(path: Path, chunk_rows: int = CHUNK_ROWS) -> pd.Series:
 
 
 def coupon_flags(path: Path) -> pd.DataFrame:
-    coupons = pd.read_csv(path, usecols=["COUPON_ID_hash", *FLAG_COLUMNS], dtype={c: float for c in FLAG_COLUMNS})
+    coupons = pd.read_csv(path, usecols=["COUPON_ID_hash", *FLAG_COLUMNS], dtype={c: float for c in FLAG_COLUMNS},
+                          **portable.csv_float_options(pd.__version__))
     if coupons["COUPON_ID_hash"].duplicated().any():
         raise DataError("coupon_list_train.csv: duplicated COUPON_ID_hash")
     return coupons.set_index("COUPON_ID_hash")[list(FLAG_COLUMNS)]

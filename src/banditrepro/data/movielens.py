@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import portable
 from .fetch import load_record, record_file_path
 from .integrity import DataError, staged_file
 from .sidecar import write_sidecar
@@ -35,7 +36,7 @@ def read_ratings(path: Path) -> pd.DataFrame:
     frame = pd.read_csv(path, sep=":", header=None, usecols=[0, 2, 4, 6], engine="c",
                         names=["user_id", "_a", "movie_id", "_b", "rating", "_c", "timestamp"],
                         dtype={"user_id": np.int32, "movie_id": np.int32, "rating": np.int8,
-                               "timestamp": np.int64})
+                               "timestamp": np.int64}, **portable.csv_float_options(pd.__version__))
     return frame
 
 

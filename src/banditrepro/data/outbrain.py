@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import portable
 from .fetch import load_record, record_file_path
 from .integrity import DataError, staged_file
 from .sidecar import write_sidecar
@@ -54,7 +55,7 @@ CHUNK_ROWS = 5_000_000
 
 
 def _chunks(path: Path, columns: list[str], dtypes: dict, chunk_rows: int):
-    return pd.read_csv(path, usecols=columns, dtype=dtypes, chunksize=chunk_rows)
+    return pd.read_csv(path, usecols=columns, dtype=dtypes, chunksize=chunk_rows, **portable.csv_float_options(pd.__version__))
 
 
 def read_clicked(path: Path, chunk_rows: int = CHUNK_ROWS) -> pd.DataFrame:
@@ -114,8 +115,8 @@ def ordered_click_categories(clicks_path: Path, events_path: Path, promoted_path
     clicks = clicks.drop_duplicates("display_id", keep="first")
     duplicate_clicks = n_clicked - len(clicks)
 
-    promoted = pd.read_csv(promoted_path, usecols=["ad_id", "document_id"],
-                           dtype={"ad_id": np.int32, "document_id": np.int32})
+    promoted = pd.read_csv(promoted_path, usecols=["ad_id", "document_id"], dtype={"ad_id": np.int32, "document_id": np.int32},
+                           **portable.csv_float_options(pd.__version__))
     ad_document = _lookup(promoted["ad_id"].to_numpy(), promoted["document_id"].to_numpy(), -1, np.int32)
     documents = _take(ad_document, clicks["ad_id"].to_numpy(), -1)
 

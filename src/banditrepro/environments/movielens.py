@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import portable
 from .finite import CATEGORICAL, categorical_arms
 
 RATINGS = np.arange(1, 6, dtype=np.float64)
@@ -43,7 +44,7 @@ class MovieArms:
 
 
 def read_histograms(path: Path | str) -> pd.DataFrame:
-    table = pd.read_csv(path)
+    table = pd.read_csv(path, **portable.csv_float_options(pd.__version__))
     missing = {"movie_id", "count", *HISTOGRAM_COLUMNS} - set(table.columns)
     if missing:
         raise ValueError(f"{path}: missing columns {sorted(missing)}")

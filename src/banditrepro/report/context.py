@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import pandas as pd
 
+from .. import portable
 from ..shards import load_shards, read_shard_provenance
 from ..simulation_output import SimulationOutput
 
@@ -61,15 +62,17 @@ class ResultsContext:
         if key not in self._cache:
             if figure not in self._summaries:
                 raise KeyError(f"no summary for figure {figure!r} (not built: data unavailable or not requested)")
-            self._cache[key] = pd.read_csv(self._summaries[figure])
+            self._cache[key] = pd.read_csv(self._summaries[figure], **portable.csv_float_options(pd.__version__))
         return self._cache[key]
 
     def references(self, figure: str) -> pd.DataFrame:
         key = ("reference", figure)
         if key not in self._cache:
             path = self._references.get(figure)
-            self._cache[key] = pd.read_csv(path) if path is not None and path.exists() else pd.DataFrame(
-                columns=["panel", "curve", "label", "metric", "t", "value"])
+            if path is not None and path.exists():
+                self._cache[key] = pd.read_csv(path, **portable.csv_float_options(pd.__version__))
+            else:
+                self._cache[key] = pd.DataFrame(columns=["panel", "curve", "label", "metric", "t", "value"])
         return self._cache[key]
 
     def panel(self, figure: str, panel: str) -> dict:

@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ... import layout
+from ... import layout, portable
 
 PAPER = "censored_resources"
 TARGET = "Sale_Price"
@@ -74,7 +74,7 @@ def split_indices(n_rows: int, run: int, seed: int, train_fraction: float = 0.7)
 
 
 def load_model_table(path: Path | str) -> tuple[np.ndarray, np.ndarray]:
-    df = pd.read_csv(path)
+    df = pd.read_csv(path, **portable.csv_float_options(pd.__version__))
     if TARGET not in df.columns:
         raise ValueError(f"{path}: no {TARGET} column")
     y = df[TARGET].to_numpy(dtype=np.float64)
@@ -161,7 +161,7 @@ def run_chunk(table: Path | str, run: int, mtry_values, tree_counts, node_sizes,
 
 
 def merge_chunks(paths) -> pd.DataFrame:
-    df = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    df = pd.concat([pd.read_csv(p, **portable.csv_float_options(pd.__version__)) for p in paths], ignore_index=True)
     return df.sort_values(["run", "num_trees", "mtry", "min_node_size", "sample_fraction"]).reset_index(drop=True)
 
 
@@ -250,7 +250,7 @@ def export_table(merged: Path | str, out: Path | str, command: str, merge_record
     machine that ran the forests); by default the merged table's own sidecar written by ``merge``. Where a
     field is absent, the machine is taken to be this one.
     """
-    df = pd.read_csv(merged)
+    df = pd.read_csv(merged, **portable.csv_float_options(pd.__version__))
     missing = [c for c in SHIPPED_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{merged}: no column(s) {', '.join(missing)}")
@@ -313,7 +313,7 @@ def verify(path: Path | str) -> dict:
 def read_verified(path: Path | str) -> tuple[pd.DataFrame, dict]:
     """The surrogate table and its provenance, after the sha256 check."""
     prov = verify(path)
-    return pd.read_csv(path), prov
+    return pd.read_csv(path, **portable.csv_float_options(pd.__version__)), prov
 
 
 def install_table(table: Path | str, out: Path | str, source: str) -> dict:
