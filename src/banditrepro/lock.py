@@ -43,7 +43,7 @@ from .report.vocabulary import DEFAULT_KIND
 __all__ = ["LOCK_DIR", "VERDICTS_FILE", "content_path", "lock_path"]  # where the locks live: banditrepro.layout
 
 VERDICT_COLUMNS = ["paper", "claim_id", "kind", "measured", "verdict"]
-VERSIONED_PACKAGES = ("numpy", "numba", "scipy", "scikit-learn", "snakemake", "banditrepro")
+VERSIONED_PACKAGES = ("numpy", "numba", "pandas", "scipy", "scikit-learn", "snakemake", "banditrepro")
 #: relative tolerance of the numbers in claims' ``measured`` text at paper scale (verdicts compare exactly)
 MEASURED_REL_TOL = 1e-3
 #: columns that record where or with what a result was made, not the result
