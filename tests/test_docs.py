@@ -89,7 +89,7 @@ def generic_modules(root: Path) -> dict[str, str]:
 def backticked(markdown: str) -> list[str]:
     """The inline code spans of a Markdown text (fenced blocks left out)."""
     prose = re.sub(r"^```.*?^```", "", markdown, flags=re.MULTILINE | re.DOTALL)
-    return re.findall(r"`([^`\n]+)`", prose)
+    return [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", prose)]  # a span may wrap a line
 
 
 def expand_braces(token: str) -> list[str]:
@@ -288,7 +288,8 @@ def paper_page_problems(root: Path, paper: str) -> list[str]:
         return [f"{paper}: no page {page.relative_to(root)} (docs/ADDING_A_PAPER.md, 'The paper's page')"]
     text = page.read_text(encoding="utf-8")
     problems = [] if text.startswith(f"# {paper} ") else [f"{page.relative_to(root)}: does not open with '# {paper} '"]
-    paths = [p for t in backticked(text) if is_path_token(t) for p in expand_braces(t)]
+    # a module is named by its file name (`builders.py`, `.../<paper>/builders.py`): naming the folder is not a map
+    paths = [p for t in backticked(text) if is_path_token(t) for p in expand_braces(t) if not p.endswith("/")]
     for module in sorted((root / PACKAGE / "experiments" / paper).glob("*.py")):
         rel = module.relative_to(root).as_posix()
         if module.name != "__init__.py" and not any(path_pattern(p).fullmatch(rel) for p in paths):
