@@ -252,6 +252,24 @@ def unknown_name(token: str, root: Path) -> str | None:
     return f"no module {first!r} in the package and no installed module of that name"
 
 
+def table_problems(text: str, root: Path) -> list[str]:
+    """The modules column of the import-rules table (parsed by tests/test_layering.py) names modules that exist:
+    `x` a module, `x.*` a module or package, `dir/*.py` some file."""
+    block = text.split("<!-- import-rules:begin", 1)[-1].split("<!-- import-rules:end", 1)[0]
+    rows = [line.strip().strip("|").split("|") for line in block.splitlines() if line.startswith("|")][2:]
+    modules, problems = package_modules(root), []
+    for cells in rows:
+        for entry in re.findall(r"`([^`]+)`", cells[1] if len(cells) > 1 else ""):
+            if "/" in entry:
+                found = any(path_pattern(entry).fullmatch(f) for f in tree_files(root))
+            else:
+                name = entry.removesuffix(".*").split(".<", 1)[0]
+                found = name in modules
+            if not found:
+                problems.append(f"row {cells[0].strip()}: `{entry}` names no module of the package")
+    return problems
+
+
 def architecture_problems(root: Path) -> list[str]:
     """What docs/ARCHITECTURE.md names that does not exist, and the modules and rule files it omits."""
     text = (root / ARCHITECTURE).read_text(encoding="utf-8")
@@ -262,6 +280,7 @@ def architecture_problems(root: Path) -> list[str]:
             continue  # dangling_paths checks every doc's paths; `claims.csv` names an output
         if why := unknown_name(token, root):
             problems.append(f"{ARCHITECTURE}: `{token}`: {why}")
+    problems += [f"{ARCHITECTURE}: import-rules table: {why}" for why in table_problems(text, root)]
     # a module or rule file is named by its own file name (a folder or a glob names none of its files)
     paths = [p for t in tokens if is_path_token(t) for p in expand_braces(t) if not p.endswith("/") and "*" not in p]
     dotted = {t.rstrip(":").removeprefix("banditrepro.") for t in tokens}
@@ -374,6 +393,10 @@ VIOLATIONS = [
      architecture_problems, "omits the module shards (src/banditrepro/shards.py)"),
     ("an omitted generic module of experiments/", {"src/banditrepro/experiments/runner.py": "x = 1\n"},
      architecture_problems, "omits the module experiments.runner"),
+    ("a table row naming a removed module", {"docs/ARCHITECTURE.md": ARCH + (
+        "<!-- import-rules:begin -->\n| room | modules | may import | never imports |\n|---|---|---|---|\n"
+        "| ground | `__init__`, `rng`, `gone` | ground | - |\n<!-- import-rules:end -->\n")},
+     architecture_problems, "row ground: `gone` names no module of the package"),
     ("an omitted rule file", {"workflow/rules/mutants.smk": "rule mutants:\n    output: 'y'\n"},
      architecture_problems, "omits the rule file workflow/rules/mutants.smk"),
     ("a missing rule file", {"docs/ARCHITECTURE.md": ARCH + "Locks: `lock.smk`.\n"},
