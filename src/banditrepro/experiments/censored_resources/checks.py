@@ -12,8 +12,11 @@ import math
 import numpy as np
 
 from ...registry import SIMULATION_BUILDERS, claim_check
+from ...report import statistics_reference as ref
 from ...report.checks import ClaimResult, any_verdict, compare_greater, compare_threshold, fmt, verdict_from
 from ...report.checks import combine_verdicts as _combine
+from ...report.statistics_guard import statistic_probe
+from ...report.vocabulary import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 
 def censored_proportions(ctx, experiment: str, algorithm: str) -> np.ndarray:
@@ -356,3 +359,145 @@ def matches_reference(ctx, experiments, algorithms, replications=1):
 
     ok, measured = compare_with_reference(ctx, experiments, algorithms, install, replications)
     return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
+
+
+# --- issue 39: what the statistics guard (report/statistics_guard.py, claim STATS_reference) compares for each
+# headline check of this paper: the production helpers on the claim's data against report/statistics_reference.py.
+
+
+def _shard_finals(ctx, experiment: str, algorithm: str, name: str) -> np.ndarray:
+    """One final of each repetition, read from the shards apart from the helpers above."""
+    return np.asarray(ctx.replications(experiment)[algorithm].finals[name], dtype=np.float64)
+
+
+def _audit_proportions(ctx, audit, experiment, algorithm) -> tuple[float, float]:
+    """censored_proportions, _mean_sd and _se against the reference; returns the reference (mean, s.e.)."""
+    x = censored_proportions(ctx, experiment, algorithm)
+    ref_x = _shard_finals(ctx, experiment, algorithm, "censored_proportion")
+    audit.equal("means and s.e.", f"{experiment}/{algorithm} censored proportions", np.asarray(x), ref_x)
+    mean, sd = _mean_sd(x)
+    audit.mean_se(f"{experiment}/{algorithm} censored proportion", (mean, _se(x)), ref_x)
+    audit.close("means and s.e.", f"{experiment}/{algorithm} censored proportion sd", sd,
+                ref.mean_se(ref_x)[1] * math.sqrt(ref_x.size), float(np.max(np.abs(ref_x))))
+    return ref.mean_se(ref_x)[:2]
+
+
+def _audit_paired(ctx, audit, experiment, lower, higher) -> str:
+    """The paired difference of two algorithms' censored proportions (_paired_less) against the reference;
+    returns the reference verdict of lower < higher."""
+    d = _shard_finals(ctx, experiment, higher, "censored_proportion") - _shard_finals(ctx, experiment, lower,
+                                                                                       "censored_proportion")
+    audit.mean_se(f"{experiment} {higher} - {lower}", (float(np.mean(d)), _se(d)), d)
+    mean, se, _ = ref.mean_se(d)
+    verdict = ref.band(mean, se)
+    audit.verdict(f"{experiment} {lower} < {higher}", _paired_less(ctx, experiment, lower, higher)[0], verdict)
+    return verdict
+
+
+@statistic_probe("censored_cell")
+def _probe_cell(ctx, audit, result, experiment, algorithm, paper, tolerance, paper_sd=None, center=None, z=2.0):
+    mean, se = _audit_proportions(ctx, audit, experiment, algorithm)
+    target = paper if center is None else center
+    audit.verdict("claim", result.verdict, ref.band_threshold(abs(mean - target), se, tolerance, below=True, z=z))
+
+
+@statistic_probe("censored_at_most")
+def _probe_at_most(ctx, audit, result, experiment, algorithm, paper, limit, z=2.0):
+    mean, se = _audit_proportions(ctx, audit, experiment, algorithm)
+    audit.verdict("claim", result.verdict, ref.band_threshold(mean, se, limit, below=True, z=z))
+
+
+@statistic_probe("censored_lowest")
+def _probe_lowest(ctx, audit, result, experiment, algorithm, others, z=2.0):
+    audit.verdict("claim", result.verdict,
+                  ref.all_hold([_audit_paired(ctx, audit, experiment, algorithm, o) for o in others]))
+
+
+@statistic_probe("censored_order")
+def _probe_order(ctx, audit, result, experiment, order, z=2.0):
+    audit.verdict("claim", result.verdict,
+                  ref.all_hold([_audit_paired(ctx, audit, experiment, lo, hi) for lo, hi in zip(order, order[1:])]))
+
+
+@statistic_probe("near_truth")
+def _probe_near_truth(ctx, audit, result, experiment, algorithm, tolerance, z=2.0):
+    truth = truth_of(ctx, experiment)[0].censor_prob_star  # the environment's exact value: an input, not a statistic
+    mean, se = _audit_proportions(ctx, audit, experiment, algorithm)
+    audit.verdict("claim", result.verdict, ref.band_threshold(abs(mean - truth), se, tolerance, below=True, z=z))
+
+
+@statistic_probe("all_near_truth")
+def _probe_all_near_truth(ctx, audit, result, experiment, algorithms, tolerance, z=2.0):
+    truth = truth_of(ctx, experiment)[0].censor_prob_star
+    verdicts = []
+    for a in algorithms:
+        mean, se = _audit_proportions(ctx, audit, experiment, a)
+        verdicts.append(ref.band_threshold(abs(mean - truth), se, tolerance, below=True, z=z))
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+@statistic_probe("censored_above_truth")
+def _probe_above_truth(ctx, audit, result, experiment, algorithms, margin, z=2.0):
+    truth = truth_of(ctx, experiment)[0].censor_prob_star
+    verdicts = []
+    for a in algorithms:
+        mean, se = _audit_proportions(ctx, audit, experiment, a)
+        verdicts.append(ref.band_threshold(mean - truth, se, margin, below=False, z=z))
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+def _audit_gap(ctx, audit, experiment, algorithm, others) -> tuple[float, float]:
+    """_gap_of_experiment (the runner-up's relative regret gap, delta-method s.e.) against the reference; returns
+    the reference (gap, s.e.)."""
+    a = _shard_finals(ctx, experiment, algorithm, "final_regret")
+    runner_up = min(others, key=lambda o: ref.mean_se(_shard_finals(ctx, experiment, o, "final_regret"))[0])
+    b = _shard_finals(ctx, experiment, runner_up, "final_regret")
+    gap, se = _gap_of_experiment(ctx, experiment, algorithm, others)
+    audit.ratio(f"{experiment} {algorithm}/{runner_up} (1 - relative gap)", (1.0 - gap, se), a, b)
+    ratio, ref_se, _ = ref.ratio_se(a, b)
+    return 1.0 - ratio, ref_se
+
+
+@statistic_probe("relative_gap_larger")
+def _probe_gap_larger(ctx, audit, result, figure, larger_panels, smaller_panel, algorithm, others, z=2.0):
+    def gap(panel):
+        return _audit_gap(ctx, audit, ctx.panel(figure, panel)["experiment"], algorithm, others)
+
+    small = gap(smaller_panel)
+    verdicts = [ref.band(big[0] - small[0], math.hypot(big[1], small[1]), z) for big in map(gap, larger_panels)]
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+@statistic_probe("advantage_grows")
+def _probe_advantage_grows(ctx, audit, result, small_experiment, large_experiment, algorithm, others, z=2.0):
+    small = _audit_gap(ctx, audit, small_experiment, algorithm, others)
+    large = _audit_gap(ctx, audit, large_experiment, algorithm, others)
+    audit.verdict("claim", result.verdict, ref.band(large[0] - small[0], math.hypot(large[1], small[1]), z))
+
+
+@statistic_probe("spread_larger")
+def _probe_spread_larger(ctx, audit, result, experiment, larger, smaller, level=0.01):
+    x = _shard_finals(ctx, experiment, larger, "final_regret")
+    verdicts = []
+    for s in smaller:
+        y = _shard_finals(ctx, experiment, s, "final_regret")
+        p_more, p_less = ref.brown_forsythe(x, y)
+        audit.close("Brown-Forsythe p-values", f"{experiment} {larger} vs {s}",
+                    brown_forsythe_greater(final_regrets(ctx, experiment, larger), final_regrets(ctx, experiment, s)),
+                    [p_more, p_less], rtol=ref.P_RTOL)
+        audit.printed(f"{s} sd", result.measured, ref.mean_se(y)[1] * math.sqrt(y.size))
+        verdicts.append(REPRODUCED if p_more < level else NOT_REPRODUCED if p_less < level else INCONCLUSIVE)
+    audit.printed(f"{larger} sd", result.measured, ref.mean_se(x)[1] * math.sqrt(x.size))
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+@statistic_probe("regret_not_worst")
+def _probe_not_worst(ctx, audit, result, experiment, algorithm, others, z=2.0):
+    x = _shard_finals(ctx, experiment, algorithm, "final_regret")
+    verdicts = []
+    for o in others:
+        d = _shard_finals(ctx, experiment, o, "final_regret") - x
+        audit.mean_se(f"{experiment} {o} - {algorithm}", (float(np.mean(d)), _se(d)), d)
+        mean, se, _ = ref.mean_se(d)
+        verdicts.append(ref.band(mean, se, z))
+    audit.verdict("claim", result.verdict, ref.any_holds(verdicts))

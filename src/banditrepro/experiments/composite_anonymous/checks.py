@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ...registry import claim_check
+from ...report import statistics_reference as ref
 from ...report.checks import (
     ClaimResult,
     combine_verdicts,
@@ -16,6 +17,8 @@ from ...report.checks import (
     fmt,
     verdict_from,
 )
+from ...report.statistics_guard import statistic_probe
+from ...report.vocabulary import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 
 def _panels(ctx, figure, panels):
@@ -232,3 +235,80 @@ def matches_reference(ctx, experiments, algorithms, replications=1):
 
     ok, measured = compare_with_reference(ctx, experiments, algorithms, install, replications)
     return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
+
+
+# --- issue 39: what the statistics guard (report/statistics_guard.py, claim STATS_reference) compares for each
+# headline check of this paper: the production helpers on the claim's data against report/statistics_reference.py.
+
+
+def _final(ctx, figure, panel, algorithm) -> tuple[float, float, int]:
+    """The reference (mean, s.e., n) of a curve at T, from the shards (the summary's points are audited with it)."""
+    return ref.mean_se(ref.panel_values(ctx, figure, panel, algorithm)[1][:, -1])
+
+
+@statistic_probe("composite_log_growth")
+def _probe_log_growth_ratio(ctx, audit, result, figure, algorithm, panels=None, max_ratio=1.5, figures=None, z=2.0):
+    verdicts = []
+    for fig in (figures or [figure]):
+        for panel in _panels(ctx, fig, panels if fig == figure else None):
+            spec_panel = ctx.panel(fig, panel)
+            steps, values = ref.panel_values(ctx, fig, panel, algorithm, spec_panel.get("metric", "regret"))
+            T = int(steps[-1])
+            r_T, r_10, r_100 = (values[:, ref.first_at_or_after(steps, t)] for t in (T, T // 10, T // 100))
+            a, b = r_T - r_10, r_10 - r_100
+            mean_a, mean_b = ref.mean_se(a)[0], ref.mean_se(b)[0]
+            ratio = mean_a / max(mean_b, 1e-12)
+            # the delta method for a ratio of paired means: the s.e. of the linearisation (a - ratio b) / mean(b)
+            se = ref.mean_se((a - ratio * b) / abs(mean_b))[1] if mean_b > 0 else math.nan
+            out = ctx.replications(spec_panel["experiment"])[algorithm]
+            prod = increment_ratio(out.curves[spec_panel.get("metric", "regret")], out.checkpoints, T)
+            scale = (float(np.max(np.abs(a))) + abs(ratio) * float(np.max(np.abs(b)))) / max(abs(mean_b), 1e-12)
+            audit.close("paired ratios", f"{fig}/{panel} increment ratio", prod[0], ratio, scale)
+            audit.close("paired ratios", f"{fig}/{panel} increment ratio s.e.", prod[1], se,
+                        scale / math.sqrt(a.size))
+            verdicts.append(ref.band_threshold(ratio, se, max_ratio, below=True, z=z))
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+@statistic_probe("composite_beats_baseline")
+def _probe_beats_baseline(ctx, audit, result, figure, algorithm, baselines: dict, figures=None, z=2.0):
+    verdicts = []
+    for fig in (figures or [figure]):
+        for panel in ctx.spec.figures[fig]["panels"]:
+            base = baselines.get(panel["experiment"])
+            if base is None:
+                continue
+            mb, sb, _ = _final(ctx, fig, panel["id"], base)
+            ma, sa, _ = _final(ctx, fig, panel["id"], algorithm)
+            verdicts.append(ref.band(mb - ma, math.hypot(sa, sb), z))
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+@statistic_probe("composite_default_best")
+def _probe_default_best(ctx, audit, result, figure, algorithm, sweep, figures=None, within=0.10,
+                        sd_rank_fraction=0.5, z=2.0, compare=None):
+    close = far = small_sd = total = 0
+    for fig in (figures or [figure]):
+        for panel in ctx.spec.figures[fig]["panels"]:
+            algos = [a for a in panel.get("algorithms", []) if a.startswith("ars")]
+            if set(algos) != set(sweep) or algorithm not in algos:
+                continue
+            algos = [a for a in algos if compare is None or a in compare]
+            finals = {a: _final(ctx, fig, panel["id"], a) for a in algos}
+            sds = {a: se * math.sqrt(n) for a, (_, se, n) in finals.items()}
+            best = min(finals, key=lambda a: finals[a][0])
+            (mb, sb, _), (mm, sm, _) = finals[best], finals[algorithm]
+            verdict = REPRODUCED if best == algorithm else ref.band((1 + within) * mb - mm,
+                                                                    math.hypot((1 + within) * sb, sm), z)
+            rank = sorted(sds.values()).index(sds[algorithm])
+            audit.contains(f"{fig}/{panel['id']} sd rank", result.measured,
+                           f"{fig}/{panel['id']}: {fmt(mm)} vs best {best} {fmt(mb)}")
+            audit.contains(f"{fig}/{panel['id']} sd rank", result.measured, f"sd rank {rank + 1}/{len(sds)}")
+            total += 1
+            close += verdict == REPRODUCED
+            far += verdict == NOT_REPRODUCED
+            small_sd += rank < math.ceil(sd_rank_fraction * len(sds))
+    majority = total / 2
+    expected = (REPRODUCED if close > majority and small_sd > majority else
+                NOT_REPRODUCED if total - far <= majority or small_sd <= majority else INCONCLUSIVE)
+    audit.verdict("claim", result.verdict, expected)

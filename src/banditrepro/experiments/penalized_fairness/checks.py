@@ -15,6 +15,7 @@ import numpy as np
 from ... import portable
 from ...algorithms import fairness as fair
 from ...registry import claim_check
+from ...report import statistics_reference as ref
 from ...report.checks import (
     ClaimResult,
     combine_verdicts,
@@ -22,6 +23,8 @@ from ...report.checks import (
     fmt,
     verdict_from,
 )
+from ...report.statistics_guard import statistic_probe
+from ...report.vocabulary import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from .builders import ETA_UNITS, cases_from
 from .theory import arm_classes, fixed_instance, theorem_42_upper_bounds
 
@@ -573,3 +576,93 @@ def matches_reference(ctx, experiments, algorithms, replications=1):
 
     ok, measured = compare_with_reference(ctx, experiments, algorithms, install, replications)
     return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
+
+
+# --- issue 39: what the statistics guard (report/statistics_guard.py, claim STATS_reference) compares for each
+# headline check of this paper: the production helpers on the claim's data against report/statistics_reference.py.
+
+
+@statistic_probe("fair_ht_lowest_at_T")
+def _probe_ht_lowest(ctx, audit, result, figure, panels, ht, baselines, margin=0.10, z=2.0):
+    verdicts = []
+    for panel in panels:
+        finals = {}
+        for a in [ht, *baselines]:
+            steps, values = ref.panel_values(ctx, figure, panel, a)
+            got, t = _finals_at(ctx, figure, panel, a)
+            audit.equal("means and s.e.", f"{panel}/{a} values at T", np.asarray(got, dtype=np.float64), values[:, -1])
+            audit.equal("points", f"{panel}/{a} T", t, int(steps[-1]))
+            finals[a] = values[:, -1]
+        best = min(baselines, key=lambda a: ref.mean_se(finals[a])[0])
+        h, b = _finals_at(ctx, figure, panel, ht)[0], _finals_at(ctx, figure, panel, best)[0]
+        audit.ratio(f"{panel} {ht}/{best}", paired_ratio(h, b), finals[ht], finals[best])
+        ratio, se, _ = ref.ratio_se(finals[ht], finals[best])
+        verdicts.append(ref.band_threshold(ratio, se, 1.0 - margin, below=True, z=z))
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+def _fixed_reference(ctx, audit, experiment, algorithm):
+    """(instance, arm classes, mean pulls at T): the classes restated from the gaps and penalties, the mean pulls
+    from the shards (against :func:`_fixed_pulls`)."""
+    inst, n = _fixed_pulls(ctx, experiment, algorithm)
+    pulls = np.asarray(ctx.replications(experiment)[algorithm].pulls[:, -1, :], dtype=np.float64)
+    mean = ref.column_summary(pulls)["mean"].to_numpy()
+    audit.close("means and s.e.", f"{experiment}/{algorithm} mean pulls at T", n, mean, np.max(pulls, axis=0))
+    gaps = inst.means.max() - inst.means
+    classes = np.where(gaps == 0, "optimal", np.where(gaps > inst.penalty, "noncritical", "critical"))
+    return inst, classes, mean
+
+
+@statistic_probe("fair_pulls_regression")
+def _probe_pulls_regression(ctx, audit, result, figure, experiments, algorithm, arms, side, level_fraction, r2_min=0.9,
+                            slope_max=None):
+    xs, ys = [], []
+    for exp_id in experiments:
+        inst, classes, n = _fixed_reference(ctx, audit, exp_id, algorithm)
+        level = inst.tau * inst.horizon
+        keep = (classes == arms) & ((n < level_fraction * level) if side == "below" else (n > level_fraction * level))
+        gap = inst.means.max() - inst.means - (inst.penalty if arms == "noncritical" else 0.0)
+        xs += list(1.0 / gap[keep] ** 2)
+        ys += list(n[keep])
+    slope_max = slope_max if slope_max is not None else 8 * math.log(inst.horizon)
+    if len(xs) < 3:
+        audit.verdict("claim", result.verdict, INCONCLUSIVE)
+        return
+    x, y = np.array(xs), np.array(ys)
+    slope, intercept, r2 = ref.line_fit(x, y)
+    prod = _regression(x, y)
+    audit.close("fits", "slope, intercept, R^2", prod, [slope, intercept, r2],
+                [ref.slope_scale(x, y), float(np.max(np.abs(y)) + abs(slope) * np.max(np.abs(x))), 1.0])
+    for name, value in (("slope", slope), ("intercept", intercept), ("R^2", r2)):
+        audit.printed(name, result.measured, value)
+    audit.verdict("claim", result.verdict, REPRODUCED if r2 >= r2_min and 0 < slope <= slope_max else NOT_REPRODUCED)
+
+
+@statistic_probe("fair_noncritical_pulls")
+def _probe_noncritical_pulls(ctx, audit, result, figure, experiments, algorithm, slack=5.0, level_fraction=0.95):
+    ok = True
+    for exp_id in experiments:
+        inst, classes, n = _fixed_reference(ctx, audit, exp_id, algorithm)
+        arms = np.flatnonzero(classes == "noncritical")
+        order = arms[np.argsort((inst.means.max() - inst.means - inst.penalty)[arms])]
+        level = inst.tau * inst.horizon
+        audit.contains(f"{exp_id} mean pulls", result.measured, str(np.round(n[order], 1).tolist()))
+        uncapped = order[n[order] < level_fraction * level[order]]
+        ok &= bool(np.all(n[arms] <= level[arms] + slack) and np.all(np.diff(n[uncapped]) < 0)
+                   and np.all(np.diff(n[order]) <= slack))
+    audit.verdict("claim", result.verdict, REPRODUCED if ok else NOT_REPRODUCED)
+
+
+@statistic_probe("fair_critical_pulls")
+def _probe_critical_pulls(ctx, audit, result, figure, experiments, algorithm, slack_below=2.0, slack_above=5.0):
+    ok = True
+    for exp_id in experiments:
+        inst, classes, n = _fixed_reference(ctx, audit, exp_id, algorithm)
+        arms = np.flatnonzero(classes == "critical")
+        level = inst.tau[arms] * inst.horizon
+        audit.contains(f"{exp_id} mean pulls", result.measured, str(np.round(n[arms], 1).tolist()))
+        if slack_below is not None:
+            ok &= bool(np.all(n[arms] >= level - slack_below))
+        if slack_above is not None:  # Theorem 4.2's bound: the paper's, an input here
+            ok &= bool(np.all(n[arms] <= theorem_42_upper_bounds(inst)[arms] + slack_above))
+    audit.verdict("claim", result.verdict, REPRODUCED if ok else NOT_REPRODUCED)

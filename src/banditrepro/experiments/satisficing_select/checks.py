@@ -26,6 +26,7 @@ import numpy as np
 from ...algorithms.lipschitz_ucb import cell_centres, cells_per_axis
 from ...environments.continuous import make_environment
 from ...registry import CLAIM_CHECKS, claim_check, lookup
+from ...report import statistics_reference as ref
 from ...report.checks import (
     ClaimResult,
     any_verdict,
@@ -38,6 +39,7 @@ from ...report.checks import (
     verdict_from,
 )
 from ...report.checks import combine_verdicts as _combine
+from ...report.statistics_guard import audit_per_replication, statistic_probe
 
 
 def _as_list(x) -> list[str]:
@@ -348,3 +350,139 @@ def matches_reference(ctx, experiments, algorithms, replications=1):
 
     ok, measured = compare_with_reference(ctx, experiments, algorithms, install, replications)
     return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
+
+
+# --- issue 39: what the statistics guard (report/statistics_guard.py, claim STATS_reference) compares for each
+# headline check of this paper: the production helpers on the claim's data against report/statistics_reference.py.
+
+
+def _step_index(steps, t) -> int:
+    """The column of step ``t``, which must be recorded (the checks read it with ``list.index``)."""
+    j = ref.first_at_or_after(steps, t)
+    if int(steps[j]) != int(t):
+        raise KeyError(f"step {t} is not a checkpoint")
+    return j
+
+
+def _audit_late_growth(ctx, audit, figure, panel, algo, t_from, metric, after_initial_sweep):
+    """:func:`late_growth` against the reference; returns the reference (excess mean, excess s.e., added mean,
+    added s.e.)."""
+    em, es, am, ase, pred, T, _ = late_growth(ctx, figure, panel, algo, t_from, metric, after_initial_sweep)
+    steps, values = ref.panel_values(ctx, figure, panel, algo, metric)
+    end, start = values[:, -1], values[:, _step_index(steps, t_from)]
+    if after_initial_sweep:  # the grid's deterministic first pulls: the instance's, not a statistic
+        name = metric or ctx.panel(figure, panel)["metric"]
+        sweep = _initial_sweep(ctx, ctx.panel(figure, panel)["experiment"], [t_from, int(steps[-1])], name)
+        end, start = end - sweep[1], start - sweep[0]
+    share = math.log(int(steps[-1]) / t_from) / math.log(int(steps[-1]))
+    excess = (end - start) - share * end
+    where = f"{algo} after t={t_from}" + (" beyond the sweep" if after_initial_sweep else "")
+    audit.equal("points", f"{where}: T", T, int(steps[-1]))
+    audit.mean_se(f"{where}: regret added", (am, ase), end - start)
+    audit.mean_se(f"{where}: excess over pure log growth", (em, es), excess)
+    audit.close("means and s.e.", f"{where}: pure-log prediction", pred, share * ref.mean_se(end)[0],
+                float(np.max(np.abs(end))))
+    return ref.mean_se(excess)[:2] + ref.mean_se(end - start)[:2]
+
+
+@statistic_probe("select_flat")
+def _probe_flat(ctx, audit, result, figure, panel, algorithms, t_from, growing=False, metric=None, z=2.0,
+                after_initial_sweep=False):
+    verdicts = []
+    for algo in _as_list(algorithms):
+        mean, se, _, _ = _audit_late_growth(ctx, audit, figure, panel, algo, t_from, metric, after_initial_sweep)
+        verdicts.append(ref.band(mean if growing else -mean, se, z))
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+@statistic_probe("select_beyond_sweep")
+def _probe_beyond_sweep(ctx, audit, result, figure, panel, algorithms, t_from, min_share, metric=None, z=2.0):
+    verdicts = []
+    for algo in _as_list(algorithms):
+        _, _, beyond, beyond_se = _audit_late_growth(ctx, audit, figure, panel, algo, t_from, metric, True)
+        _, _, rise, _ = _audit_late_growth(ctx, audit, figure, panel, algo, t_from, metric, False)
+        verdicts.append(ref.band_threshold(beyond, beyond_se, min_share * rise, below=False, z=z))
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+@statistic_probe("select_not_above_max")
+def _probe_not_above_max(ctx, audit, result, figure, panel, algorithm, others, metric=None, z=2.0):
+    finals = {a: ref.panel_values(ctx, figure, panel, a, metric)[1][:, -1] for a in [algorithm, *others]}
+    top = max(others, key=lambda o: ref.mean_se(finals[o])[0])
+    d = finals[top] - finals[algorithm]
+    _, se, _ = ref.mean_se(d)
+    audit.printed("paired difference s.e.", result.measured, se)
+    audit.verdict("claim", result.verdict, ref.band_threshold(ref.mean_se(finals[algorithm])[0], se,
+                                                              ref.mean_se(finals[top])[0], below=True, z=z))
+
+
+def _audit_spread(ctx, audit, figure, panel, algorithms, j, limit, metric, z, label) -> list[str]:
+    """Each pair's larger/smaller ratio at column j (paired_ratio_se on per_replication) against the reference;
+    returns the reference verdicts of ratio - 1 <= limit."""
+    prod = {a: per_replication(ctx, figure, panel, a, metric)[1][:, j] for a in algorithms}
+    vals = {a: ref.panel_values(ctx, figure, panel, a, metric)[1][:, j] for a in algorithms}
+    verdicts = []
+    for x, y in itertools.combinations(algorithms, 2):
+        hi, lo = (x, y) if ref.mean_se(vals[x])[0] >= ref.mean_se(vals[y])[0] else (y, x)
+        audit.ratio(f"{label} {hi}/{lo}", paired_ratio_se(prod[hi], prod[lo]), vals[hi], vals[lo],
+                    nan_when_numerator_zero=True)
+        ratio, se, _ = ref.ratio_se(vals[hi], vals[lo])
+        verdicts.append(ref.band_threshold(ratio - 1.0, se, limit, below=True, z=z))
+    return verdicts
+
+
+@statistic_probe("select_pairwise_comparable")
+def _probe_pairwise_comparable(ctx, audit, result, figure, panel, algorithms, tolerance=0.25, metric=None, z=2.0):
+    verdicts = _audit_spread(ctx, audit, figure, panel, algorithms, -1, tolerance, metric, z, "at T")
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+@statistic_probe("select_spread_at_every_t")
+def _probe_spread_at_every_t(ctx, audit, result, figure, panels, algorithms, max_ratio=1.5, metric=None, z=2.0):
+    verdicts = []
+    for panel in panels:
+        steps, _ = ref.panel_values(ctx, figure, panel, algorithms[0], metric)
+        for j, t in enumerate(steps):
+            # the largest over the smallest mean: the one pair the check judges at each t
+            means = {a: ref.mean_se(ref.panel_values(ctx, figure, panel, a, metric)[1][:, j])[0] for a in algorithms}
+            pair = [max(means, key=means.get), min(means, key=means.get)]
+            verdicts += _audit_spread(ctx, audit, figure, panel, pair, j, max_ratio - 1.0, metric, z,
+                                      f"{panel} t={int(t)}")
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+@statistic_probe("select_growth_ratio")
+def _probe_growth_ratio(ctx, audit, result, figure, panel, algorithms, t_from, max_ratio=None, min_ratio=None,
+                        metric=None, z=2.0):
+    verdicts = []
+    for algo in _as_list(algorithms):
+        ts, curve = per_replication(ctx, figure, panel, algo, metric)
+        steps, values = audit_per_replication(ctx, audit, figure, panel, algo, metric)
+        j = _step_index(steps, t_from)
+        audit.ratio(f"{algo} R(T)/R({t_from})", paired_ratio_se(curve[:, -1], curve[:, ts.index(t_from)]),
+                    values[:, -1], values[:, j], nan_when_numerator_zero=True)
+        ratio, se, _ = ref.ratio_se(values[:, -1], values[:, j])
+        limit = max_ratio if max_ratio is not None else min_ratio
+        verdicts.append(ref.band_threshold(ratio, se, limit, below=max_ratio is not None, z=z))
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+
+
+@statistic_probe("select_comparable")
+def _probe_comparable(ctx, audit, result, figure, panel, a, b, tolerance=0.25, at="final", metric=None, z=2.0):
+    steps, va = audit_per_replication(ctx, audit, figure, panel, a, metric)
+    _, vb = audit_per_replication(ctx, audit, figure, panel, b, metric)
+    verdicts = []
+    for j in ([len(steps) - 1] if at == "final" else range(len(steps))):
+        rel, se, mean_a, mean_b = _relative_difference(ctx, figure, panel, a, b, int(steps[j]), metric)
+        ratio, ref_se, terms = ref.ratio_se(va[:, j], vb[:, j])
+        scale = (float(np.max(np.abs(va[:, j]))) + abs(ratio) * float(np.max(np.abs(vb[:, j])))) / abs(mean_b)
+        where = f"|{a} - {b}|/{b} at t={int(steps[j])}"
+        audit.close("paired ratios", where, rel, abs(ratio - 1.0), scale)
+        if float(np.mean(va[:, j])) == 0:
+            ref_se = math.nan  # paired_ratio_se's domain: no relative s.e. of a zero mean
+        audit.close("paired ratios", f"{where} delta-method variance", se**2, ref_se**2, terms)
+        audit.close("means and s.e.", f"{a}, {b} means at t={int(steps[j])}", [mean_a, mean_b],
+                    [ref.mean_se(va[:, j])[0], ref.mean_se(vb[:, j])[0]],
+                    [float(np.max(np.abs(va[:, j]))), float(np.max(np.abs(vb[:, j])))])
+        verdicts.append(ref.band_threshold(abs(ratio - 1.0), ref_se, tolerance, below=True, z=z))
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))

@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import portable
 from ...registry import claim_check
+from ...report import statistics_reference as ref
 from ...report.checks import (
     ClaimResult,
     combine_verdicts,
@@ -19,6 +20,8 @@ from ...report.checks import (
     per_replication,
     verdict_from,
 )
+from ...report.statistics_guard import audit_per_replication, statistic_probe
+from ...report.vocabulary import NOT_REPRODUCED, REPRODUCED
 from .bounds import sufficing_pull_bounds, thm7_pull_bounds
 from .builders import GaussianInstance
 
@@ -229,3 +232,116 @@ def matches_reference(ctx, experiments, algorithms, replications=1):
 
     ok, measured = compare_with_reference(ctx, experiments, algorithms, reference.install, replications)
     return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
+
+
+# --- issue 39: what the statistics guard (report/statistics_guard.py, claim STATS_reference) compares for each
+# headline check of this paper: the production helpers on the claim's data against report/statistics_reference.py.
+
+
+def _audit_increment(ctx, audit, figure, panel, algorithm, t_from) -> tuple[float, float]:
+    """:func:`_increment` against the reference (the rise from the first checkpoint >= t_from to T, paired per
+    replication); returns the reference (mean, s.e.)."""
+    steps, values = ref.panel_values(ctx, figure, panel, algorithm)
+    m, se, T, t0 = _increment(ctx, figure, panel, algorithm, t_from)
+    j = ref.first_at_or_after(steps, t_from)
+    audit.equal("points", f"{algorithm} rise from t={t_from}: steps", (T, t0), (int(steps[-1]), int(steps[j])))
+    audit.mean_se(f"{algorithm} rise from t={t_from}", (m, se), values[:, -1] - values[:, j])
+    return ref.mean_se(values[:, -1] - values[:, j])[:2]
+
+
+def _audit_final_ratio(ctx, audit, figure, panel, num: np.ndarray, den: np.ndarray, label) -> tuple[float, float]:
+    """paired_ratio_se of per-replication finals against the reference; returns the reference (ratio, s.e.)."""
+    audit.ratio(label, paired_ratio_se(num, den), num, den, nan_when_numerator_zero=True)
+    ratio, se, _ = ref.ratio_se(num, den)
+    return ratio, (math.nan if float(np.mean(num)) == 0 else se)
+
+
+@statistic_probe("ucl_log_growth")
+def _probe_log_growth(ctx, audit, result, figure, panel, algorithm, t_min=50, r2_min=0.9, min_increase=1.0, z=2.0):
+    steps, values = ref.panel_values(ctx, figure, panel, algorithm)
+    keep = steps >= t_min
+    t, y = steps[keep], ref.column_summary(values)["mean"].to_numpy()[keep]
+    a, b, r2 = ref.log_fit(t, y)
+    pa, pb = portable.linear_fit(portable.log(t), y)
+    log_t = np.log(t)
+    audit.close("fits", "slope on ln t", pa, a, ref.slope_scale(log_t, y))
+    audit.close("fits", "intercept", pb, b, float(np.max(np.abs(y)) + abs(a) * np.max(np.abs(log_t))))
+    audit.printed("a", result.measured, a)
+    audit.printed("R^2", result.measured, r2)
+    inc, se = _audit_increment(ctx, audit, figure, panel, algorithm, int(t[-1]) // 2)
+    shape = REPRODUCED if a > 0 and r2 > r2_min else NOT_REPRODUCED
+    audit.verdict("claim", result.verdict,
+                  ref.all_hold([shape, ref.band_threshold(inc, se, min_increase, below=False, z=z)]))
+
+
+@statistic_probe("ucl_plateau")
+def _probe_plateau(ctx, audit, result, figure, panel, algorithm, t_from, max_increase, z=2.0):
+    inc, se = _audit_increment(ctx, audit, figure, panel, algorithm, t_from)
+    audit.verdict("claim", result.verdict, ref.band_threshold(inc, se, max_increase, below=True, z=z))
+
+
+def _final_columns(ctx, audit, figure, panel, algorithms):
+    """Per algorithm, the production and the reference per-replication values at T (per_replication audited)."""
+    out = {}
+    for a in algorithms:
+        _, values = audit_per_replication(ctx, audit, figure, panel, a)
+        out[a] = (per_replication(ctx, figure, panel, a)[1][:, -1], values[:, -1])
+    return out
+
+
+@statistic_probe("ucl_relative_difference_below")
+def _probe_relative_difference(ctx, audit, result, figure, panel, a, b, max_relative, z=2.0):
+    f = _final_columns(ctx, audit, figure, panel, [a, b])
+    _audit_final_ratio(ctx, audit, figure, panel, f[a][0], f[b][0], f"{a}/{b}")
+    ratio, se = ref.ratio_se(f[a][1], f[b][1])[:2]
+    audit.verdict("claim", result.verdict, ref.band_threshold(abs(ratio - 1.0), se, max_relative, below=True, z=z))
+
+
+@statistic_probe("ucl_ratio_in_range")
+def _probe_ratio_in_range(ctx, audit, result, figure, panel, numerator, denominator, low, high, z=2.0):
+    f = _final_columns(ctx, audit, figure, panel, [numerator, denominator])
+    _audit_final_ratio(ctx, audit, figure, panel, f[numerator][0], f[denominator][0], f"{numerator}/{denominator}")
+    ratio, se = ref.ratio_se(f[numerator][1], f[denominator][1])[:2]
+    audit.verdict("claim", result.verdict, ref.all_hold([ref.band_threshold(ratio, se, low, below=False, z=z),
+                                                         ref.band_threshold(ratio, se, high, below=True, z=z)]))
+
+
+@statistic_probe("approaches_baseline")
+def _probe_approaches_baseline(ctx, audit, result, figure, panel, candidate, reference, baseline, max_ratio, z=2.0):
+    f = _final_columns(ctx, audit, figure, panel, [candidate, reference, baseline])
+    num, den = f[candidate][0] - f[baseline][0], f[reference][0] - f[baseline][0]
+    _audit_final_ratio(ctx, audit, figure, panel, num, den, f"({candidate} - {baseline})/({reference} - {baseline})")
+    ratio, se = ref.ratio_se(f[candidate][1] - f[baseline][1], f[reference][1] - f[baseline][1])[:2]
+    audit.verdict("claim", result.verdict, ref.band_threshold(ratio, se, max_ratio, below=True, z=z))
+
+
+@statistic_probe("exceeds_by_fraction_of_horizon")
+def _probe_exceeds(ctx, audit, result, figure, panel, better, baseline, fraction, z=2.0):
+    finals = {a: ref.mean_se(ref.panel_values(ctx, figure, panel, a)[1][:, -1]) for a in [baseline, *better]}
+    T = int(ref.panel_values(ctx, figure, panel, baseline)[0][-1])
+    base = finals[baseline]
+    for a in better:
+        audit.printed(f"{a} - {baseline} at T", result.measured, finals[a][0] - base[0])
+    audit.verdict("claim", result.verdict, ref.all_hold(
+        ref.band(finals[a][0] - base[0] - fraction * T, math.hypot(finals[a][1], base[1]), z) for a in better))
+
+
+@statistic_probe("plateau_or_single_lock_in")
+def _probe_lock_in(ctx, audit, result, figure, panel, algorithm, experiment, max_increase, lock_arm, window):
+    out = ctx.replications(experiment)[algorithm]
+    steps = [int(s) for s in out.checkpoints]
+    T = steps[-1]
+    half, start = ref.first_at_or_after(steps, T // 2), ref.first_at_or_after(steps, T - window)
+    regret = np.asarray(out.curves["regret"], dtype=np.float64)
+    rise = regret[:, -1] - regret[:, half]
+    locked = out.pulls[:, -1, lock_arm] - out.pulls[:, start, lock_arm] >= T - steps[start]
+    inc, se, _ = ref.mean_se(rise)
+    audit.printed("R(T) - R(T/2)", result.measured, inc)
+    audit.printed("its s.e.", result.measured, se)
+    audit.contains("locked runs", result.measured, f"runs locked on arm {lock_arm + 1}: {int(locked.sum())};")
+    verdict = ref.band_threshold(inc, se, max_increase, below=True)
+    if verdict != REPRODUCED and int(locked.sum()) <= 1 and (~locked).any():
+        inc_u, se_u, _ = ref.mean_se(rise[~locked])
+        audit.printed("increase without the locked runs", result.measured, inc_u)
+        verdict = ref.band_threshold(inc_u, se_u, max_increase, below=True)
+    audit.verdict("claim", result.verdict, verdict)
