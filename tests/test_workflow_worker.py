@@ -167,3 +167,16 @@ def test_the_worker_preloads_every_script_that_hands_off():
         assert script in handed
         first = next(line for line in script.read_text().splitlines() if line.startswith(("import ", "from ")))
         assert first.startswith("import worker_handoff"), f"{name}.py: the hand-off must be the first import"
+
+
+def test_the_hand_off_speaks_the_workers_protocol(monkeypatch):
+    """worker_handoff.py cannot import the package (it must stay light): its constants are the worker's."""
+    import importlib.util
+
+    monkeypatch.delenv(workflow_worker.SOCKET_VARIABLE, raising=False)  # importing it then hands nothing off
+    spec = importlib.util.spec_from_file_location("worker_handoff_under_test", SCRIPTS / "worker_handoff.py")
+    handoff = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(handoff)
+    for name in ("PROTOCOL", "SOCKET_VARIABLE", "INSIDE_VARIABLE"):
+        assert getattr(handoff, name) == getattr(workflow_worker, name), name
+    assert workflow_worker.HANDOFF_MODULE == "worker_handoff"
