@@ -297,12 +297,15 @@ class Server:
                     self._close_listener()
                 for key, _ in self.selector.select(timeout=1.0):
                     kind, data = key.data
-                    if kind == "accept":
-                        self._accept()
-                    elif kind == "exit":
-                        self._reap(data)
-                    elif kind == "client":
-                        self._client_gone(data)
+                    try:
+                        if kind == "accept":
+                            self._accept()
+                        elif kind == "exit":
+                            self._reap(data)
+                        elif kind == "client":
+                            self._client_gone(data)
+                    except Exception:  # noqa: BLE001 - a fault of one request must not stop the jobs running
+                        self.log(f"error while handling {kind} {data}:\n{traceback.format_exc()}")
                 if not self._parent_alive():
                     self.log("the Snakemake process that started the worker is gone: stopping")
                     self.stopping = True
@@ -356,6 +359,20 @@ class Server:
             self.log(f"bad request: {err}")
             conn.close()
             return
+        try:
+            pid = self._start_job(conn, header, job, fds)
+        except Exception as err:  # noqa: BLE001 - the client then runs its job itself
+            _send(conn, {"accepted": False, "say": f"worker error ({type(err).__name__}: {err})"})
+            conn.close()
+            raise
+        finally:
+            for fd in fds:
+                os.close(fd)
+        if pid is None:
+            conn.close()
+
+    def _start_job(self, conn: socket.socket, header: dict, job: bytes, fds: list[int]) -> int | None:
+        """Fork the job and tell the client it runs (its pid), or tell it why not (None)."""
         from .numba_cache import source_hash
 
         why = _compatible(header, self.environ)
@@ -366,10 +383,7 @@ class Server:
         if why is not None:
             self.log(f"refused {header.get('script')}: {why}")
             _send(conn, {"accepted": False, "say": why})
-            for fd in fds:
-                os.close(fd)
-            conn.close()
-            return
+            return None
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
@@ -394,15 +408,19 @@ class Server:
                     sys.stderr.flush()
                 finally:
                     os._exit(code if 0 <= code < 256 else 1)
-        for fd in fds:
-            os.close(fd)
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise
         _send(conn, {"accepted": True})
         self.n_jobs += 1
-        pidfd = os.pidfd_open(pid)
         self.jobs[pid] = (conn, pidfd, None)
         self.selector.register(pidfd, selectors.EVENT_READ, ("exit", pid))
         self.selector.register(conn, selectors.EVENT_READ, ("client", pid))
         self.log(f"job {pid}: {header['script']} {json.dumps(_wildcards(job))}")
+        return pid
 
     def _reap(self, pid: int) -> None:
         conn, pidfd, _ = self.jobs.pop(pid)
