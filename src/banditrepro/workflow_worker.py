@@ -320,6 +320,7 @@ class Server:
         import resource
 
         own, forks = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        # (both counts of CPU time include the worker's earlier lives, before a restart on new sources)
         self.log(f"worker stopped after {self.n_jobs} jobs: {own.ru_utime + own.ru_stime:.1f} CPU-s in the worker, "
                  f"{forks.ru_utime + forks.ru_stime:.1f} CPU-s in the jobs' forks")
 
