@@ -362,3 +362,4 @@ def check_results_scale(jobs):
 
 onstart:
     check_results_scale(workflow.dag.needrun_jobs())
+    workflow_worker.start(Path.cwd(), REPO_ROOT, workflow.local_exec)  # the Snakefile stops it

@@ -1,5 +1,7 @@
 """Evaluate the claims of one figure of a paper into results/<paper>/claims/<figure>.csv."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 import json
 from pathlib import Path
 
