@@ -419,31 +419,32 @@ def _probe_order(ctx, audit, result, experiment, order, z=2.0):
                   ref.all_hold([_audit_paired(ctx, audit, experiment, lo, hi) for lo, hi in zip(order, order[1:])]))
 
 
+def _judged_against_truth(ctx, audit, experiment, algorithms, judge) -> list[str]:
+    """Each algorithm's censored proportion audited, then judged by ``judge(mean, s.e., truth)`` (reference
+    verdicts); the truth is the environment's exact value: an input, not a statistic."""
+    truth = truth_of(ctx, experiment)[0].censor_prob_star
+    return [judge(*_audit_proportions(ctx, audit, experiment, a), truth) for a in algorithms]
+
+
 @statistic_probe("near_truth")
 def _probe_near_truth(ctx, audit, result, experiment, algorithm, tolerance, z=2.0):
-    truth = truth_of(ctx, experiment)[0].censor_prob_star  # the environment's exact value: an input, not a statistic
-    mean, se = _audit_proportions(ctx, audit, experiment, algorithm)
-    audit.verdict("claim", result.verdict, ref.band_threshold(abs(mean - truth), se, tolerance, below=True, z=z))
+    (verdict,) = _judged_against_truth(ctx, audit, experiment, [algorithm], lambda mean, se, truth: ref.band_threshold(
+        abs(mean - truth), se, tolerance, below=True, z=z))
+    audit.verdict("claim", result.verdict, verdict)
 
 
 @statistic_probe("all_near_truth")
 def _probe_all_near_truth(ctx, audit, result, experiment, algorithms, tolerance, z=2.0):
-    truth = truth_of(ctx, experiment)[0].censor_prob_star
-    verdicts = []
-    for a in algorithms:
-        mean, se = _audit_proportions(ctx, audit, experiment, a)
-        verdicts.append(ref.band_threshold(abs(mean - truth), se, tolerance, below=True, z=z))
-    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+    audit.verdict("claim", result.verdict, ref.all_hold(_judged_against_truth(
+        ctx, audit, experiment, algorithms,
+        lambda mean, se, truth: ref.band_threshold(abs(mean - truth), se, tolerance, below=True, z=z))))
 
 
 @statistic_probe("censored_above_truth")
 def _probe_above_truth(ctx, audit, result, experiment, algorithms, margin, z=2.0):
-    truth = truth_of(ctx, experiment)[0].censor_prob_star
-    verdicts = []
-    for a in algorithms:
-        mean, se = _audit_proportions(ctx, audit, experiment, a)
-        verdicts.append(ref.band_threshold(mean - truth, se, margin, below=False, z=z))
-    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
+    audit.verdict("claim", result.verdict, ref.all_hold(_judged_against_truth(
+        ctx, audit, experiment, algorithms,
+        lambda mean, se, truth: ref.band_threshold(mean - truth, se, margin, below=False, z=z))))
 
 
 def _audit_gap(ctx, audit, experiment, algorithm, others) -> tuple[float, float]:
