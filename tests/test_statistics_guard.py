@@ -272,6 +272,7 @@ GUARD_SLIPS = {
 }
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the wrong-axis summary leaves empty curves to fit
 @pytest.mark.parametrize("slip", list(GUARD_SLIPS))
 def test_guard_fails_on_a_slip(ucl_shard, monkeypatch, slip):
     owner, name, patched, named = GUARD_SLIPS[slip]
