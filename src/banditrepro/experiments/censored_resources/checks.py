@@ -382,15 +382,15 @@ def _audit_proportions(ctx, audit, experiment, algorithm) -> tuple[float, float]
     return ref.mean_se(ref_x)[:2]
 
 
-def _audit_paired(ctx, audit, experiment, lower, higher) -> str:
+def _audit_paired(ctx, audit, experiment, lower, higher, z=2.0) -> str:
     """The paired difference of two algorithms' censored proportions (_paired_less) against the reference;
     returns the reference verdict of lower < higher."""
     d = _shard_finals(ctx, experiment, higher, "censored_proportion") - _shard_finals(ctx, experiment, lower,
                                                                                        "censored_proportion")
     audit.mean_se(f"{experiment} {higher} - {lower}", (float(np.mean(d)), _se(d)), d)
     mean, se, _ = ref.mean_se(d)
-    verdict = ref.band(mean, se)
-    audit.verdict(f"{experiment} {lower} < {higher}", _paired_less(ctx, experiment, lower, higher)[0], verdict)
+    verdict = ref.band(mean, se, z)
+    audit.verdict(f"{experiment} {lower} < {higher}", _paired_less(ctx, experiment, lower, higher, z)[0], verdict)
     return verdict
 
 
@@ -410,13 +410,13 @@ def _probe_at_most(ctx, audit, result, experiment, algorithm, paper, limit, z=2.
 @statistic_probe("censored_lowest")
 def _probe_lowest(ctx, audit, result, experiment, algorithm, others, z=2.0):
     audit.verdict("claim", result.verdict,
-                  ref.all_hold([_audit_paired(ctx, audit, experiment, algorithm, o) for o in others]))
+                  ref.all_hold([_audit_paired(ctx, audit, experiment, algorithm, o, z) for o in others]))
 
 
 @statistic_probe("censored_order")
 def _probe_order(ctx, audit, result, experiment, order, z=2.0):
     audit.verdict("claim", result.verdict,
-                  ref.all_hold([_audit_paired(ctx, audit, experiment, lo, hi) for lo, hi in zip(order, order[1:])]))
+                  ref.all_hold([_audit_paired(ctx, audit, experiment, lo, hi, z) for lo, hi in zip(order, order[1:])]))
 
 
 def _judged_against_truth(ctx, audit, experiment, algorithms, judge) -> list[str]:
