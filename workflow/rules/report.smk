@@ -135,7 +135,7 @@ rule report:
     output:
         layout.REPORT_FILE,
     params:
-        **job_params(sources=all_papers_sources()),  # it loads every paper
+        **job_params(sources=lambda w: all_papers_sources()),  # it loads every paper
         not_built=lambda w: not_built(),  # datasets and figures this machine cannot build, and why (common.smk)
         papers=available_papers(),
         # papers whose robustness.csv is an input (robustness_common.smk)
