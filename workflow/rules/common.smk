@@ -11,6 +11,7 @@ from banditrepro.experiments.spec import ConfigError, load_paper, select_papers
 from banditrepro.layout import shard_name
 from banditrepro.report.claims import claim_dependencies, claim_figures, table_dependencies
 from banditrepro.report.findings import FindingsError, check_findings
+from banditrepro.sources import paper_modules, sources_record
 
 
 wildcard_constraints:
@@ -28,6 +29,29 @@ def run_seed(wildcards):
 def extra_seed(wildcards):
     """The {seed} of a robustness job (the key of its results root, banditrepro.layout), else None."""
     return wildcards.seed if hasattr(wildcards, "seed") else None
+
+
+# The package sources a paper's jobs run with (banditrepro.sources: the paper's package and the generic modules
+# the workflow loads, closed under their imports): their digest is a param of every job that builds a result of
+# the paper, and Snakemake reruns a job whose params changed, so an edit to a module the paper imports reruns
+# that paper's results (and no other paper's). The job records the digest in its provenance; `verify` refuses
+# results whose recorded digest is not the tree's (lock.smk). Computed once per run, while the DAG is built.
+@cache
+def paper_sources(paper):
+    """{"sha256", "files"} of the sources the jobs of ``paper`` run with."""
+    return sources_record(paper_modules(paper))
+
+
+@cache
+def all_papers_sources():
+    """The sources of a job that loads every selected paper (the overall report)."""
+    return sources_record({f for paper in available_papers() for f in paper_modules(paper)})
+
+
+def job_params(**params):
+    """The params every job that builds a result has: the root seed (a robustness job's own, run_seed), the
+    scale and the sources of its paper; then the rule's own ``params`` (a key given there wins)."""
+    return {"seed": run_seed, "scale": config["scale"], "sources": lambda w: paper_sources(w.paper), **params}
 
 
 @cache

@@ -10,8 +10,7 @@ rule claims_figure:
     output:
         layout.FIGURE_CLAIMS_PATTERN,
     params:
-        seed=run_seed,
-        scale=config["scale"],
+        **job_params(),
         claims=lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
         not_built=lambda w: figure_availability(w.paper).not_built,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
@@ -33,8 +32,7 @@ rule claims:
     output:
         layout.CLAIMS_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **job_params(),
     log:
         layout.CLAIMS_LOG_PATTERN,
     conda:
@@ -51,8 +49,7 @@ rule readings:
     output:
         layout.READINGS_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **job_params(),
         readings=lambda w: paper_spec(w.paper).config.get("readings", []),
     log:
         layout.READINGS_LOG_PATTERN,
@@ -69,8 +66,7 @@ rule table:
         csv=layout.TABLE_CSV_PATTERN,
         md=layout.TABLE_MD_PATTERN,
     params:
-        seed=run_seed,
-        scale=config["scale"],
+        **job_params(),
         table=lambda w: paper_spec(w.paper).tables[w.table],
         results=lambda w: table_results(w)._asdict(),
     log:
@@ -87,8 +83,7 @@ rule paper_report:
     output:
         layout.PAPER_REPORT_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **job_params(),
         not_built=lambda w: figure_availability(w.paper).not_built,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         findings=lambda w: paper_findings(w.paper),
@@ -120,8 +115,7 @@ rule paper_page:
         ),
         glance=layout.PAPER_GLANCE_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **job_params(),
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         figures=lambda w: list(paper_figures(w.paper)),  # the built figures, in config order
     log:
@@ -141,8 +135,7 @@ rule report:
     output:
         layout.REPORT_FILE,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **job_params(sources=lambda w: all_papers_sources()),  # it loads every paper
         not_built=lambda w: not_built(),  # datasets and figures this machine cannot build, and why (common.smk)
         papers=available_papers(),
         # papers whose robustness.csv is an input (robustness_common.smk)

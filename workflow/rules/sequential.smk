@@ -83,8 +83,7 @@ checkpoint sequential_look:
     output:
         layout.SEQUENTIAL_LOOK_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **job_params(),
         claim=lambda w: sequential_claim(w.paper, w.claim),
         results=sequential_look_results,
     log:

@@ -8,8 +8,7 @@ rule simulate_shard:
     output:
         layout.SHARD_PATTERN,
     params:
-        seed=run_seed,  # the configured root seed, or a robustness seed (common.smk)
-        scale=config["scale"],
+        **job_params(),  # root seed (or a robustness seed), scale, the paper's sources (common.smk)
         # the resolved experiment config: editing it reruns exactly the affected shards
         experiment=lambda w: paper_spec(w.paper).experiments[w.experiment].config,
     log:
@@ -27,8 +26,7 @@ rule summarize_figure:
         summary=layout.SUMMARY_PATTERN,
         reference=layout.REFERENCE_PATTERN,
     params:
-        seed=run_seed,
-        scale=config["scale"],
+        **job_params(),
         figure=lambda w: paper_spec(w.paper).figures[w.figure],
         shards=figure_shards,
     log:

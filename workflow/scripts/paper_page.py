@@ -21,7 +21,7 @@ def main(snakemake) -> None:
     Path(snakemake.output.glance).write_text(glance_row(w.paper, read_claims(snakemake.input.claims)),
                                              encoding="utf-8")
     prov = provenance.record({"paper": spec.config, "scale": snakemake.params.scale}, snakemake.params.seed,
-                             root, paper=w.paper)
+                             root, snakemake.params.sources, paper=w.paper)
     for out in (snakemake.output.page, snakemake.output.glance):
         provenance.write_sidecar(out, prov)
 

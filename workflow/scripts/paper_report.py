@@ -22,7 +22,7 @@ def main(snakemake) -> None:
     figures = {fig: [Path(p) for p in files] for fig, files in snakemake.params.figures.items()}
     tables = {table: Path(p) for table, p in snakemake.params.tables.items()}
     prov = provenance.record({"paper": spec.config, "scale": snakemake.params.scale}, snakemake.params.seed,
-                             root, paper=w.paper)
+                             root, snakemake.params.sources, paper=w.paper)
     # present when the paper's robustness was built or requested (common.smk: paper_report_inputs)
     robustness = pd.read_csv(snakemake.input.robustness, dtype=str, keep_default_na=False) if hasattr(
         snakemake.input, "robustness") else None

@@ -24,7 +24,7 @@ def main(snakemake) -> None:
     robustness = {paper: Path(layout.robustness_file(paper)) for paper in snakemake.params.robustness_papers}
     mutants = {paper: Path(layout.mutants_file(paper)) for paper in snakemake.params.mutants_papers}
     prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
-                             root)
+                             root, snakemake.params.sources)
     overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness,
                    snakemake.params.not_built, causes, mutants)
     provenance.write_sidecar(snakemake.output[0], prov)
