@@ -138,6 +138,7 @@ rule report:
         reports=[layout.paper_report_file(p) for p in available_papers()],
         robustness=lambda w: [layout.robustness_file(p) for p in available_papers() if robustness_in_report(p)],
         mutants=lambda w: [layout.mutants_file(p) for p in available_papers() if mutants_in_report(p)],
+        deviations=str(DEVIATIONS_FILE),  # counted per paper (report/deviations.py)
     output:
         layout.REPORT_FILE,
     params:
