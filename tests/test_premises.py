@@ -14,6 +14,7 @@ from banditrepro.report.claims import (
     PremiseError,
     check_premises,
     claim_dependencies,
+    claims_of_figure,
     evaluate_claims,
     premise_claims,
 )
@@ -90,6 +91,7 @@ def test_premises_name_known_claims_without_circles():
     check_premises(ok)
     assert [c["id"] for c in premise_claims(ok, ok.claims[2])] == ["A2", "A1"]
     assert claim_dependencies(ok, "other")[0] == ["other", "fig"]  # the premises' figure is read too
+    assert [c["id"] for c in claims_of_figure(ok, "other")] == ["A3", "A2", "A1"]  # its job reruns when they change
     with pytest.raises(PremiseError, match="unknown claim 'A9'"):
         check_premises(spec([_claim("A1", "A", "B", premise="A9")]))
     with pytest.raises(PremiseError, match="circle"):

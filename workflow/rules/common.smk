@@ -9,7 +9,7 @@ from snakemake.exceptions import WorkflowError
 from banditrepro import layout
 from banditrepro.experiments.spec import ConfigError, load_paper, select_papers
 from banditrepro.layout import shard_name
-from banditrepro.report.claims import claim_dependencies, claim_figures, table_dependencies
+from banditrepro.report.claims import claim_dependencies, claim_figures, claims_of_figure, table_dependencies
 from banditrepro.report.deviations import DEVIATIONS_FILE, FIRST_FORMS_FILE
 from banditrepro.report.findings import FindingsError, check_findings
 

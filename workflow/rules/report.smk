@@ -12,7 +12,7 @@ rule claims_figure:
     params:
         seed=run_seed,
         scale=config["scale"],
-        claims=lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
+        claims=lambda w: claims_of_figure(paper_spec(w.paper), w.figure),  # with the premises they rest on
         unavailable=lambda w: figure_availability(w.paper).missing,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         results=lambda w: claim_figure_results(w)._asdict(),

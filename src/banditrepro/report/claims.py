@@ -121,6 +121,14 @@ def check_premises(spec) -> None:
             raise PremiseError(f"{spec.paper}: claim {claim['id']}: a check premise needs 'fn'")
 
 
+def claims_of_figure(spec, figure: str) -> list[dict]:
+    """The claims of ``figure`` and the claims their premises rest on (other figures' too): what a figure's
+    claims job evaluates, so a change to any of them reruns it."""
+    mine = [c for c in spec.claims if c["figure"] == figure]
+    return mine + [p for p in dict((p["id"], p) for c in mine for p in premise_claims(spec, c)).values()
+                   if p["figure"] != figure]
+
+
 def _check_arguments(claim: dict) -> list[dict]:
     """The arguments of a claim's check and of its check premise (if any)."""
     out = [{k: v for k, v in claim["check"].items() if k != "fn"}]
