@@ -160,7 +160,8 @@ def _gap_of_experiment(ctx, experiment, algorithm, others) -> tuple[float, float
 
 def _gap_larger(big: tuple[float, float], small: tuple[float, float], z: float) -> str:
     """Verdict for 'big gap > small gap' (independent experiments). The sign of a gap (whether the
-    algorithm leads at all) is a statement of its own, checked by the 'lowest regret' claims."""
+    algorithm leads at all) is what the statement takes for granted: the claim's premise, the 'lowest
+    regret' claims (report/claims.py gates the claim by it)."""
     return compare_greater(big[0] - small[0], math.hypot(big[1], small[1]), z)
 
 
@@ -169,7 +170,7 @@ def relative_gap_larger(ctx, figure, larger_panels, smaller_panel, algorithm, ot
     """(runner-up - algorithm)/runner-up at T is larger on each of ``larger_panels`` than on
     ``smaller_panel``, each difference judged with ``z`` standard errors (Sec. 5.1: "the relative gap
     ... is larger for the correlated problem settings than for the uncorrelated one"; that RCUCB leads
-    at all is Fig. 4's separate statement)."""
+    at all is the claim's premise, Fig. 4's 'lowest regret' claims)."""
     def gap(panel):
         return _gap_of_experiment(ctx, ctx.panel(figure, panel)["experiment"], algorithm, others)
 
@@ -185,8 +186,8 @@ def relative_gap_larger(ctx, figure, larger_panels, smaller_panel, algorithm, ot
 @claim_check("advantage_grows")
 def advantage_grows(ctx, small_experiment, large_experiment, algorithm, others, z=2.0):
     """The relative regret gap to the best competitor is larger on ``large_experiment`` (F.1: "the
-    superiority of RCUCB is more distinct, the larger the number of elements"); the trend only, the sign
-    is Fig. 7's 'lowest regret' claim."""
+    superiority of RCUCB is more distinct, the larger the number of elements"); the trend, while the
+    superiority itself on both grids is the claim's premise (Figs. 6 and 7's 'lowest regret' claims)."""
     small = _gap_of_experiment(ctx, small_experiment, algorithm, others)
     large = _gap_of_experiment(ctx, large_experiment, algorithm, others)
     return ClaimResult(measured=f"relative regret gap to the best competitor: {small_experiment} {fmt(small[0])} ± "
