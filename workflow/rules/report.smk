@@ -11,7 +11,7 @@ rule claims_figure:
         layout.FIGURE_CLAIMS_PATTERN,
     params:
         **job_params(),
-        claims=lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
+        claims=lambda w: claims_of_figure(paper_spec(w.paper), w.figure),  # with the premises they rest on
         not_built=lambda w: figure_availability(w.paper).not_built,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         results=lambda w: claim_figure_results(w)._asdict(),
@@ -132,6 +132,7 @@ rule report:
         reports=[layout.paper_report_file(p) for p in available_papers()],
         robustness=lambda w: [layout.robustness_file(p) for p in available_papers() if robustness_in_report(p)],
         mutants=lambda w: [layout.mutants_file(p) for p in available_papers() if mutants_in_report(p)],
+        deviations=str(DEVIATIONS_FILE),  # counted per paper (report/deviations.py)
     output:
         layout.REPORT_FILE,
     params:
