@@ -158,15 +158,15 @@ def experiment_shards(paper, experiment, seed=None):
     ]
 
 
-def experiment_inputs(wildcards):
-    """Processed data and precomputed files an experiment needs."""
+def experiment_inputs(wildcards, processed=None):
+    """Processed data and precomputed files an experiment needs; ``processed``: fn(dataset) -> its processed
+    files, when they are not the main build's (a mutant's, mutants.smk)."""
+    from banditrepro.data import processed_outputs
+
     exp = paper_spec(wildcards.paper).experiments[wildcards.experiment]
     files = list(exp.requires)
-    if exp.data:
-        from banditrepro.data import processed_outputs
-
-        for name in exp.data:
-            files += processed_outputs(name, config)
+    for name in exp.data:
+        files += processed(name) if processed else processed_outputs(name, config)
     return files
 
 

@@ -4,18 +4,47 @@
 # the results its claims read (report.claims.claim_dependencies), then merged in config order: a
 # paper's synthetic-figure claims never wait for another figure's shards (e.g. the Ames table).
 # A table likewise waits only for its declared figures and the experiments its args name.
+# The params of each job kind ({name: value or fn(wildcards)}), shared with a mutant's jobs (mutants.smk), which
+# evaluate them for their wildcards with their own result files.
+def claims_figure_params(results=None):
+    """``results``: fn(wildcards) -> ResultFiles (claim_figure_results)."""
+    results = results or claim_figure_results
+    return {
+        "seed": run_seed,
+        "scale": config["scale"],
+        "claims": lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
+        "unavailable": lambda w: figure_availability(w.paper).missing,
+        "standin": lambda w: sorted(figure_availability(w.paper).standin),
+        "results": lambda w: results(w)._asdict(),
+    }
+
+
+def claims_params():
+    return {"seed": config["seed"], "scale": config["scale"]}
+
+
+def readings_params():
+    return {**claims_params(), "readings": lambda w: paper_spec(w.paper).config.get("readings", [])}
+
+
+def table_params(results=None):
+    """``results``: fn(wildcards) -> ResultFiles (table_results)."""
+    results = results or table_results
+    return {
+        "seed": run_seed,
+        "scale": config["scale"],
+        "table": lambda w: paper_spec(w.paper).tables[w.table],
+        "results": lambda w: results(w)._asdict(),
+    }
+
+
 rule claims_figure:
     input:
         unpack(claim_figure_inputs),
     output:
         layout.FIGURE_CLAIMS_PATTERN,
     params:
-        seed=run_seed,
-        scale=config["scale"],
-        claims=lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
-        unavailable=lambda w: figure_availability(w.paper).missing,
-        standin=lambda w: sorted(figure_availability(w.paper).standin),
-        results=lambda w: claim_figure_results(w)._asdict(),
+        **claims_figure_params(),
         # the claims that take sequential looks (sequential.smk): a change reruns the job, whose input function
         # then walks the looks (Snakemake does not rerun an existing output for a pending checkpoint alone)
         sequential=lambda w: [c["id"] for c in sequential_claims_measured(w.paper, w.figure)] if set(w.keys()) == {"paper", "figure"} else [],
@@ -33,8 +62,7 @@ rule claims:
     output:
         layout.CLAIMS_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **claims_params(),
     log:
         layout.CLAIMS_LOG_PATTERN,
     conda:
@@ -51,9 +79,7 @@ rule readings:
     output:
         layout.READINGS_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
-        readings=lambda w: paper_spec(w.paper).config.get("readings", []),
+        **readings_params(),
     log:
         layout.READINGS_LOG_PATTERN,
     conda:
@@ -69,10 +95,7 @@ rule table:
         csv=layout.TABLE_CSV_PATTERN,
         md=layout.TABLE_MD_PATTERN,
     params:
-        seed=run_seed,
-        scale=config["scale"],
-        table=lambda w: paper_spec(w.paper).tables[w.table],
-        results=lambda w: table_results(w)._asdict(),
+        **table_params(),
     log:
         layout.TABLE_LOG_PATTERN,
     conda:
