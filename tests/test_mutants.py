@@ -27,7 +27,6 @@ from banditrepro.mutation import (
     THEORY,
     Mutant,
     MutantError,
-    PaperCode,
     Reach,
     apply_patch,
     check_mutants,
@@ -36,6 +35,7 @@ from banditrepro.mutation import (
     mutants_of,
     mutated_algorithms,
     mutated_experiments,
+    paper_code,
     patch_line,
     run_job,
     write_scratch_tree,
@@ -128,7 +128,7 @@ def test_check_mutants_refuses_a_patch_that_does_not_apply(tmp_path):
 
 def _reach(paper, mutant_id):
     m = next(m for m in mutants_of(load_paper(paper, "paper", REPO_ROOT)) if m.id == mutant_id)
-    return PaperCode(paper).reach(m)
+    return paper_code(paper).reach(m)
 
 
 @pytest.mark.parametrize("paper, mutant, where, policies, unit", [
@@ -176,7 +176,7 @@ def test_the_rerun_rule_follows_algorithm_names_and_parameter_values():
 
 
 def test_a_patch_no_job_of_the_paper_imports_is_refused():
-    code = PaperCode("satisficing_ucl")
+    code = paper_code("satisficing_ucl")
     other = _toy_mutant(paper="satisficing_ucl", file="experiments/penalized_fairness/loops.py", old="GAUSSIAN = 0",
                         new="GAUSSIAN = 1")
     with pytest.raises(MutantError, match="no job of satisficing_ucl imports"):
@@ -184,7 +184,7 @@ def test_a_patch_no_job_of_the_paper_imports_is_refused():
 
 
 def test_workflow_scripts_are_shared_code_when_a_mutant_job_runs_them():
-    code = PaperCode("satisficing_ucl")
+    code = paper_code("satisficing_ucl")
     claims = _toy_mutant(paper="satisficing_ucl", file="workflow/scripts/claims.py", old="print(verdict_line(claims))",
                          new="print(claims)")
     assert code.reach(claims) == Reach(SHARED, frozenset(), "workflow/scripts/claims.py")
@@ -195,7 +195,7 @@ def test_workflow_scripts_are_shared_code_when_a_mutant_job_runs_them():
 
 
 def test_preprocessing_is_rerun_when_its_job_imports_the_patched_module():
-    code = PaperCode("penalized_fairness")
+    code = paper_code("penalized_fairness")
 
     def reached(file, old):
         m = _toy_mutant(paper="penalized_fairness", file=file, old=old, new=old + " ", occurrence=1)
@@ -415,6 +415,25 @@ def workdir(tmp_path_factory):
 def test_the_mutants_dag_dry_runs(workdir, paper):
     proc = run_snakemake(workdir, "-n", f"mutants_{paper}", "--config", "scale=smoke")
     assert "mutant_simulate_shard" in proc.stdout and "mutants_csv" in proc.stdout
+
+
+@pytest.mark.slow
+def test_a_preprocessing_patch_preprocesses_the_data_set_under_the_copy(tmp_path):
+    """A patch in MovieLens' preprocessing (shared code the preprocessing job imports) makes the mutant
+    preprocess MovieLens itself and rerun every experiment; the main build's data are not rebuilt."""
+    import yaml
+
+    repo = copy_repo(tmp_path / "repo")
+    config = repo / "config" / "papers" / "penalized_fairness.yaml"
+    text = config.read_text()
+    mutant = {"id": "movielens_count_off", "algorithm": "MovieLens preprocessing", "description": "test",
+              "patch": {"file": "data/movielens.py", "old": "import", "new": "import ", "occurrence": 1}}
+    config.write_text(text[: text.index("\nmutants:")] + "\n" + yaml.safe_dump({"mutants": [mutant]}))
+    proc = run_snakemake(repo, "-n", "results/penalized_fairness/mutants.csv", "--config", "scale=smoke")
+    if "movielens_1m unavailable" in proc.stderr:
+        pytest.skip("MovieLens cannot be had here (no mirror, no download)")
+    assert "mutant_data_preprocess_movielens_1m" in proc.stdout
+    assert "results/mutants/movielens_count_off/data/processed/movielens_1m/" in proc.stdout
 
 
 def test_a_mutant_job_offers_the_named_lists_the_workflow_scripts_read():

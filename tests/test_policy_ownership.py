@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from banditrepro.experiments.spec import discover_papers
-from banditrepro.mutation import PaperCode, names_run
+from banditrepro.mutation import names_run, paper_code
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PAPERS = discover_papers(REPO_ROOT)
@@ -57,7 +57,7 @@ def test_every_run_was_traced(traced, paper):
 
 @pytest.mark.parametrize("paper", PAPERS)
 def test_a_run_executes_only_policy_code_of_the_policies_it_names(traced, paper):
-    code = PaperCode(paper)
+    code = paper_code(paper)
     wrong = []
     for run in traced(paper):
         names = names_run(run["algorithm"], run["entry"])
@@ -72,7 +72,7 @@ def test_a_run_executes_only_policy_code_of_the_policies_it_names(traced, paper)
 
 @pytest.mark.parametrize("paper", PAPERS)
 def test_every_declared_entry_of_a_policy_the_experiments_run_is_dispatched_to(traced, paper):
-    code = PaperCode(paper)
+    code = paper_code(paper)
     mine = traced(paper)
     named = set().union(*(names_run(r["algorithm"], r["entry"]) for r in mine))
     missing = []

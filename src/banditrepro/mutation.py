@@ -240,6 +240,16 @@ class PaperCode:
         return REFERENCE if any(u.module.rsplit("/", 1)[-1] == "reference.py" for u in reached) else THEORY
 
 
+@lru_cache(maxsize=32)
+def _paper_code(paper: str, package_dir: str) -> PaperCode:
+    return PaperCode(paper, package_dir)
+
+
+def paper_code(paper: str, package_dir: Path | str = PACKAGE_DIR) -> PaperCode:
+    """The PaperCode of a paper, built once per process (the sources do not change under a running build)."""
+    return _paper_code(paper, str(Path(package_dir).resolve()))
+
+
 def names_run(entry_id: str, entry: Mapping) -> set[str]:
     """The policy names an experiment's algorithm entry runs: its id and every string parameter value (its
     ``policy``, ``variant``, ``oracle``, ...; not its ``label``, which dispatches nothing)."""
@@ -286,7 +296,7 @@ def check_mutants(spec, package_dir: Path | str = PACKAGE_DIR) -> list[tuple[Mut
     mutant would rebuild nothing)."""
     mutants = mutants_of(spec)
     seen: set[str] = set()
-    code = PaperCode(spec.paper, package_dir) if mutants else None
+    code = paper_code(spec.paper, package_dir) if mutants else None
     experiments = figures_experiments(spec, mutant_figures(spec))
     out = []
     for m in mutants:
@@ -306,7 +316,7 @@ def guard_kinds(spec, package_dir: Path | str = PACKAGE_DIR) -> dict[str, str]:
     """{claim id: theory | reference} of the paper's sanity claims (PaperCode.guard_kind of each check)."""
     from .registry import CLAIM_CHECKS, lookup
 
-    code = PaperCode(spec.paper, package_dir)
+    code = paper_code(spec.paper, package_dir)
     return {c["id"]: code.guard_kind(lookup(CLAIM_CHECKS, "claim check", c["check"]["fn"]))
             for c in spec.claims if c["kind"] == "sanity"}
 
@@ -322,6 +332,10 @@ def write_scratch_tree(mutant: Mutant, dest: Path | str, repo_root: Path | str, 
     (a data set preprocessed by the mutant, a paper's precomputed inputs). Returns the copy's package folder."""
     dest, repo_root = Path(dest), Path(repo_root).resolve()
     mutated = patched_source(mutant, repo_root / "src" / PACKAGE)
+    targets = {"config": repo_root / "config", "data": repo_root / "data", **{k: Path(v) for k, v in links.items()}}
+    for rel in targets:
+        if Path(rel).is_absolute() or ".." in Path(rel).parts:
+            raise MutantError(f"mutant {mutant.id}: {rel} is not a path inside the project (a link of its copy)")
     if dest.exists():
         shutil.rmtree(dest)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
@@ -329,7 +343,6 @@ def write_scratch_tree(mutant: Mutant, dest: Path | str, repo_root: Path | str, 
     shutil.copytree(repo_root / "src" / PACKAGE, package, ignore=ignore)
     shutil.copytree(repo_root / SCRIPTS, dest / SCRIPTS, ignore=ignore)
     mutant.source(package).write_text(mutated, encoding="utf-8")
-    targets = {"config": repo_root / "config", "data": repo_root / "data", **{k: Path(v) for k, v in links.items()}}
     for rel, target in sorted(targets.items()):
         _link(dest, repo_root, Path(rel), Path(target).resolve())
     (dest / "mutant.json").write_text(json.dumps(mutant.patch_fields(), indent=1, sort_keys=True) + "\n",

@@ -3,12 +3,12 @@ from banditrepro.data import processed_root
 from banditrepro.mutation import (
     POLICY,
     MutantError,
-    PaperCode,
     check_mutants,
     figures_experiments,
     mutant_figures,
     mutated_algorithms,
     mutated_experiments,
+    paper_code,
 )
 from banditrepro.report.claims import claim_figures
 
@@ -48,11 +48,6 @@ def mutant_of(wildcards):
 
 def mutant_reach(mutant_id):
     return mutant_entry(mutant_id)[1]
-
-
-@cache
-def paper_code(paper):
-    return PaperCode(paper)
 
 
 def mutant_built_figures(paper):
