@@ -318,6 +318,80 @@ def paper_report_inputs(wildcards):
     return inputs
 
 
+# ------------------------------------------------------------------------------------- params of each job kind
+# The params of each kind of job ({name: value or fn(wildcards)}): its rule's (`params: **simulate_shard_params()`)
+# and a mutant's twin job's (mutants.smk), which evaluates them for its wildcards with its own result files.
+
+
+def simulate_shard_params():
+    """The params of a simulation job ({name: value or fn(wildcards)}): simulate_shard's, and a mutant's
+    (mutants.smk) evaluated for its wildcards."""
+    return {
+        "seed": run_seed,  # the configured root seed, or a robustness seed
+        "scale": config["scale"],
+        # the resolved experiment config: editing it reruns exactly the affected shards
+        "experiment": lambda w: paper_spec(w.paper).experiments[w.experiment].config,
+    }
+
+
+def summarize_figure_params(shards=None):
+    """The params of a summary job; ``shards``: fn(wildcards) -> {experiment: shard files} (figure_shards)."""
+    return {
+        "seed": run_seed,
+        "scale": config["scale"],
+        "figure": lambda w: paper_spec(w.paper).figures[w.figure],
+        "shards": shards or figure_shards,
+    }
+
+
+def claims_figure_params(results=None):
+    """``results``: fn(wildcards) -> ResultFiles (claim_figure_results)."""
+    results = results or claim_figure_results
+    return {
+        "seed": run_seed,
+        "scale": config["scale"],
+        "claims": lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
+        "unavailable": lambda w: figure_availability(w.paper).missing,
+        "standin": lambda w: sorted(figure_availability(w.paper).standin),
+        "results": lambda w: results(w)._asdict(),
+    }
+
+
+def claims_params():
+    return {"seed": config["seed"], "scale": config["scale"]}
+
+
+def readings_params():
+    return {**claims_params(), "readings": lambda w: paper_spec(w.paper).config.get("readings", [])}
+
+
+def table_params(results=None):
+    """``results``: fn(wildcards) -> ResultFiles (table_results)."""
+    results = results or table_results
+    return {
+        "seed": run_seed,
+        "scale": config["scale"],
+        "table": lambda w: paper_spec(w.paper).tables[w.table],
+        "results": lambda w: results(w)._asdict(),
+    }
+
+
+def preprocess_params(dataset, out_dir):
+    """The params of a preprocessing job (data.smk's rules, and a mutant's in mutants.smk); ``out_dir`` is a
+    function, as a config key (data.processed_dir) is not a path Snakemake should read back."""
+    return {"dataset": dataset, "options": {}, "out_dir": lambda w: out_dir}
+
+
+def preprocess_variants():
+    """(dataset, stand-in, raw folder, processed folder) of every preprocessing rule (data.smk's globals)."""
+    return [
+        (name, standin, DATA_STANDIN_RAW if standin else DATA_RAW,
+         f"{DATA_STANDIN_PROCESSED if standin else DATA_PROCESSED}/{name}")
+        for name in DATASET_NAMES
+        for standin in ((False, True) if name in KAGGLE_DATASETS else (False,))
+    ]
+
+
 # ------------------------------------------------------------------------------------------- scale guard
 # results/ holds one scale at a time (the paths do not name it): a smoke build must not silently replace
 # paper-scale results (hours of CPU), nor a paper build smoke ones. The scale of existing results is read

@@ -58,21 +58,6 @@ rule data_standin:
         "../scripts/data_standin.py"
 
 
-def preprocess_params(dataset, out_dir):
-    """The params of a preprocessing job (the rules below, and a mutant's in mutants.smk)."""
-    return {"dataset": dataset, "options": {}, "out_dir": out_dir}
-
-
-def preprocess_variants():
-    """(dataset, stand-in, raw folder, processed folder) of every preprocessing rule."""
-    return [
-        (name, standin, DATA_STANDIN_RAW if standin else DATA_RAW,
-         f"{DATA_STANDIN_PROCESSED if standin else DATA_PROCESSED}/{name}")
-        for name in DATASET_NAMES
-        for standin in ((False, True) if name in KAGGLE_DATASETS else (False,))
-    ]
-
-
 # One preprocessing rule per dataset (and per stand-in variant of the Kaggle ones), so that each lists its
 # exact output files; processed_outputs() in banditrepro.data names the same files for consumer rules.
 for _dataset, _standin, _raw, _out in preprocess_variants():

@@ -4,40 +4,6 @@
 # the results its claims read (report.claims.claim_dependencies), then merged in config order: a
 # paper's synthetic-figure claims never wait for another figure's shards (e.g. the Ames table).
 # A table likewise waits only for its declared figures and the experiments its args name.
-# The params of each job kind ({name: value or fn(wildcards)}), shared with a mutant's jobs (mutants.smk), which
-# evaluate them for their wildcards with their own result files.
-def claims_figure_params(results=None):
-    """``results``: fn(wildcards) -> ResultFiles (claim_figure_results)."""
-    results = results or claim_figure_results
-    return {
-        "seed": run_seed,
-        "scale": config["scale"],
-        "claims": lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
-        "unavailable": lambda w: figure_availability(w.paper).missing,
-        "standin": lambda w: sorted(figure_availability(w.paper).standin),
-        "results": lambda w: results(w)._asdict(),
-    }
-
-
-def claims_params():
-    return {"seed": config["seed"], "scale": config["scale"]}
-
-
-def readings_params():
-    return {**claims_params(), "readings": lambda w: paper_spec(w.paper).config.get("readings", [])}
-
-
-def table_params(results=None):
-    """``results``: fn(wildcards) -> ResultFiles (table_results)."""
-    results = results or table_results
-    return {
-        "seed": run_seed,
-        "scale": config["scale"],
-        "table": lambda w: paper_spec(w.paper).tables[w.table],
-        "results": lambda w: results(w)._asdict(),
-    }
-
-
 rule claims_figure:
     input:
         unpack(claim_figure_inputs),
