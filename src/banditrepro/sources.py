@@ -225,6 +225,19 @@ def _with_parents(module: str, modules: dict[str, str]) -> list[str]:
     return [m for m in (".".join(parts[:i]) for i in range(1, len(parts) + 1)) if m in modules]
 
 
+def module_path(dotted: str, package_dir: Path | str = PACKAGE_DIR) -> str | None:
+    """The path relative to the package of module ``dotted`` (``experiments.runner`` or
+    ``banditrepro.rng``), None when the package has no such module."""
+    package_dir = Path(package_dir)
+    return _module_index(str(package_dir)).get(_qualified(dotted, package_dir.name) if dotted else package_dir.name)
+
+
+@cache
+def _module_index(package_dir: str) -> dict[str, str]:
+    """:func:`_module_files`, read once per process (the code graph asks for every import it follows)."""
+    return _module_files(Path(package_dir))
+
+
 def _qualified(module: str, top: str) -> str:
     return module if module == top or module.startswith(top + ".") else f"{top}.{module}"
 
@@ -233,13 +246,15 @@ def import_closure(modules: Iterable[str], package_dir: Path | str = PACKAGE_DIR
     """The sorted paths (relative to the package, e.g. ``algorithms/ucb.py``) of every package module reachable
     by static imports from ``modules`` (dotted names, with or without the package's name in front), with
     the ``__init__.py`` of every package on the way. Imports inside functions count; ``if TYPE_CHECKING:``
-    ones do not; a computed ``import_module(name)`` counts as importing every module of its package."""
+    ones do not; a computed ``import_module(name)`` counts as importing every module of its package.
+    A module may also be given by its path relative to the package (``data/movielens.py``)."""
     package_dir = Path(package_dir)
     index = _module_files(package_dir)
+    by_path = {rel: name for name, rel in index.items()}
     top = package_dir.name
     todo = []
     for name in modules:
-        name = _qualified(name, top)
+        name = by_path.get(name) or _qualified(name, top)
         if name not in index:
             raise ValueError(f"{name} is not a module of {package_dir}")
         todo.append(name)

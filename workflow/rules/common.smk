@@ -183,15 +183,15 @@ def experiment_shards(paper, experiment, seed=None):
     ]
 
 
-def experiment_inputs(wildcards):
-    """Processed data and precomputed files an experiment needs."""
+def experiment_inputs(wildcards, processed=None):
+    """Processed data and precomputed files an experiment needs; ``processed``: fn(dataset) -> its processed
+    files, when they are not the main build's (a mutant's, mutants.smk)."""
+    from banditrepro.data import processed_outputs
+
     exp = paper_spec(wildcards.paper).experiments[wildcards.experiment]
     files = list(exp.requires)
-    if exp.data:
-        from banditrepro.data import processed_outputs
-
-        for name in exp.data:
-            files += processed_outputs(name, config)
+    for name in exp.data:
+        files += processed(name) if processed else processed_outputs(name, config)
     return files
 
 
@@ -343,6 +343,72 @@ def paper_report_inputs(wildcards):
     if mutants_in_report(wildcards.paper):  # mutants_common.smk
         inputs["mutants"] = layout.mutants_file(wildcards.paper)
     return inputs
+
+
+# ------------------------------------------------------------------------------------- params of each job kind
+# The params of each kind of job ({name: value or fn(wildcards)}): its rule's (`params: **simulate_shard_params()`)
+# and a mutant's twin job's (mutants.smk), which evaluates them for its wildcards with its own result files.
+
+
+def simulate_shard_params():
+    """The params of a simulation job ({name: value or fn(wildcards)}): simulate_shard's, and a mutant's
+    (mutants.smk) evaluated for its wildcards."""
+    return job_params(
+        # the resolved experiment config: editing it reruns exactly the affected shards
+        experiment=lambda w: paper_spec(w.paper).experiments[w.experiment].config,
+    )
+
+
+def summarize_figure_params(shards=None):
+    """The params of a summary job; ``shards``: fn(wildcards) -> {experiment: shard files} (figure_shards)."""
+    return job_params(
+        figure=lambda w: paper_spec(w.paper).figures[w.figure],
+        shards=shards or figure_shards,
+    )
+
+
+def claims_figure_params(results=None):
+    """``results``: fn(wildcards) -> ResultFiles (claim_figure_results)."""
+    results = results or claim_figure_results
+    return job_params(
+        claims=lambda w: claims_of_figure(paper_spec(w.paper), w.figure),  # with the premises they rest on
+        not_built=lambda w: figure_availability(w.paper).not_built,
+        standin=lambda w: sorted(figure_availability(w.paper).standin),
+        results=lambda w: results(w)._asdict(),
+    )
+
+
+def claims_params():
+    return job_params()
+
+
+def readings_params():
+    return {**claims_params(), "readings": lambda w: paper_spec(w.paper).config.get("readings", [])}
+
+
+def table_params(results=None):
+    """``results``: fn(wildcards) -> ResultFiles (table_results)."""
+    results = results or table_results
+    return job_params(
+        table=lambda w: paper_spec(w.paper).tables[w.table],
+        results=lambda w: results(w)._asdict(),
+    )
+
+
+def preprocess_params(dataset, out_dir):
+    """The params of a preprocessing job (data.smk's rules, and a mutant's in mutants.smk); ``out_dir`` is a
+    function, as a config key (data.processed_dir) is not a path Snakemake should read back."""
+    return {"dataset": dataset, "options": {}, "out_dir": lambda w: out_dir}
+
+
+def preprocess_variants():
+    """(dataset, stand-in, raw folder, processed folder) of every preprocessing rule (data.smk's globals)."""
+    return [
+        (name, standin, DATA_STANDIN_RAW if standin else DATA_RAW,
+         f"{DATA_STANDIN_PROCESSED if standin else DATA_PROCESSED}/{name}")
+        for name in DATASET_NAMES
+        for standin in ((False, True) if name in KAGGLE_DATASETS else (False,))
+    ]
 
 
 # ------------------------------------------------------------------------------------------- scale guard

@@ -10,11 +10,7 @@ rule claims_figure:
     output:
         layout.FIGURE_CLAIMS_PATTERN,
     params:
-        **job_params(),
-        claims=lambda w: claims_of_figure(paper_spec(w.paper), w.figure),  # with the premises they rest on
-        not_built=lambda w: figure_availability(w.paper).not_built,
-        standin=lambda w: sorted(figure_availability(w.paper).standin),
-        results=lambda w: claim_figure_results(w)._asdict(),
+        **claims_figure_params(),
         # the claims that take sequential looks (sequential.smk): a change reruns the job, whose input function
         # then walks the looks (Snakemake does not rerun an existing output for a pending checkpoint alone)
         sequential=lambda w: [c["id"] for c in sequential_claims_measured(w.paper, w.figure)] if set(w.keys()) == {"paper", "figure"} else [],
@@ -32,7 +28,7 @@ rule claims:
     output:
         layout.CLAIMS_PATTERN,
     params:
-        **job_params(),
+        **claims_params(),
     log:
         layout.CLAIMS_LOG_PATTERN,
     conda:
@@ -49,8 +45,7 @@ rule readings:
     output:
         layout.READINGS_PATTERN,
     params:
-        **job_params(),
-        readings=lambda w: paper_spec(w.paper).config.get("readings", []),
+        **readings_params(),
     log:
         layout.READINGS_LOG_PATTERN,
     conda:
@@ -66,9 +61,7 @@ rule table:
         csv=layout.TABLE_CSV_PATTERN,
         md=layout.TABLE_MD_PATTERN,
     params:
-        **job_params(),
-        table=lambda w: paper_spec(w.paper).tables[w.table],
-        results=lambda w: table_results(w)._asdict(),
+        **table_params(),
     log:
         layout.TABLE_LOG_PATTERN,
     conda:

@@ -248,3 +248,10 @@ def ts_params(single_pair_update: bool = False, *, scale: float) -> np.ndarray:
     if scale < 0:
         raise ValueError("the scale L = lambda(tau_max) must be >= 0")
     return np.array([float(single_pair_update), scale], dtype=np.float64)
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "ucb": ("ucb_select_fast", "ucb_update_fast", "ucb_params"),
+    "ts": ("ts_select_fast", "ts_update_fast", "ts_params"),
+}

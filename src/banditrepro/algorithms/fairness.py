@@ -273,3 +273,11 @@ def oracle_allocation(means, tau, penalty) -> np.ndarray:
     y[star] = 0.0
     y[star] = 1.0 - y.sum()
     return y
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "ht_ucb": ("ht_ucb_choose", "ht_ucb_params", "record_pull"),
+    "lfg": ("lfg_choose", "lfg_params", "update_queues", "record_pull"),
+    "flearn": ("flearn_choose", "flearn_params", "record_pull"),
+}

@@ -346,3 +346,9 @@ def zrcucb_finest(grids, counts):
                 best_arm = i
                 best_tau = tau
     return best_arm, best_tau
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "rcucb": ("rcucb_select_fast", "rcucb_update_fast", "rcucb_params"),
+}

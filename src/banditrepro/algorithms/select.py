@@ -101,3 +101,9 @@ class SelectVariant:
             raise ValueError("radius_coef must be >= 0 and gamma_scale > 0")
         if self.skip_step1 and (self.reuse_step1 or self.warm_start or self.last_query):
             raise ValueError("reuse_step1, warm_start and last_query need Step 1")
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "select": ("schedule_table", "SelectVariant"),
+}
