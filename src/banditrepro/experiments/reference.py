@@ -35,6 +35,20 @@ fails it (docs/mutants.md, "Guards"). A paper's claim check is then::
         from . import reference
         res = check_against_reference(ctx, reference.REFERENCE, experiments, algorithms, replications)
         return ClaimResult(res.measured, res.threshold, verdict_from(res.passed))
+
+Porting a paper's reference to this protocol (penalized_fairness and censored_resources are worked examples):
+
+1. a table of the paper's settings keyed by experiment id (what the paper prints; the resolutions where it is
+   silent), and from the experiment only what a scale changes (horizon, checkpoints, a sweep's grid);
+2. the instance and every reward / cost / delay from the raw draws, at the counters the build reads (state them
+   in the module docstring: they are the one convention the two implementations must share);
+3. one plain loop per run, written from the paper's pseudo-code, and the metrics from their definitions, under
+   the build's curve names; where a number is compared to the bit, evaluate each formula in the order the paper
+   writes it and sum over arms with numpy on a contiguous axis (the build's rounding), and say so;
+4. ``REFERENCE = <class>()`` with ``tolerances`` (empty unless an array is computed by another numerical route,
+   with the reason) and ``run``; the claim check above; remove the paper's ``xfail`` in
+   tests/test_reference_independence.py; compare 10 replications where that costs under a minute of the claim
+   job, and plant in tests/<paper>/test_reference_claim.py a bug outside the policies that the guard must catch.
 """
 
 from __future__ import annotations
@@ -125,6 +139,16 @@ def head(out, n: int) -> SimulationOutput:
                             pulls=None if out.pulls is None else out.pulls[:n])
 
 
+def _build_head(ctx, experiment: str, algorithm: str, replications: int):
+    """(the experiment's spec, the build's replications [0, n), n): n = ``replications`` or as many as its shards
+    hold."""
+    exp = ctx.spec.experiments[experiment]
+    build = ctx.replications(experiment)[algorithm]
+    built = next(iter(build.curves.values())).shape[0] if build.curves else int(replications)
+    n = min(int(replications), int(built))
+    return exp, head(build, n), n
+
+
 def rerun(ctx, reference: ReferenceImplementation, experiment: str, algorithm: str, replications: int
           ) -> tuple[SimulationOutput, SimulationOutput]:
     """(the build's replications [0, n), the reference's) of ``algorithm`` in ``experiment``, n = ``replications``
@@ -132,12 +156,34 @@ def rerun(ctx, reference: ReferenceImplementation, experiment: str, algorithm: s
     provenance records)."""
     from .runner import keys_for
 
-    exp = ctx.spec.experiments[experiment]
-    build = ctx.replications(experiment)[algorithm]
-    built = next(iter(build.curves.values())).shape[0] if build.curves else int(replications)
-    n = min(int(replications), int(built))
+    exp, build, n = _build_head(ctx, experiment, algorithm, replications)
     noise, policy = keys_for(exp, algorithm, ctx.shard_seed(experiment), 0, n)
-    return head(build, n), reference.run(exp, algorithm, noise, policy, np.asarray(exp.checkpoints, dtype=np.int64))
+    return build, reference.run(exp, algorithm, noise, policy, np.asarray(exp.checkpoints, dtype=np.int64))
+
+
+def _compare_pairs(ctx, experiments, algorithms, rerun_pair, tolerances) -> tuple[int, int, int, list[str]]:
+    """(pairs compared, arrays compared, replications compared, where pairs differ) over every (experiment,
+    algorithm) pair the experiment runs; ``rerun_pair(experiment, algorithm)`` gives (build, reference)."""
+    parts, compared, n_pairs, n_reps = [], 0, 0, 0
+    for exp_id in experiments:
+        for algo in algorithms:
+            if algo not in ctx.spec.experiments[exp_id].algorithms:
+                continue
+            n_pairs += 1
+            build, ref = rerun_pair(exp_id, algo)
+            n_reps = max(n_reps, next(iter(ref.curves.values())).shape[0] if ref.curves else 0)
+            n_arrays, difference = agreement(build, ref, tolerances)
+            compared += n_arrays
+            if difference is not None:
+                parts.append(f"{exp_id}/{algo}: {difference}")
+    if n_pairs == 0:
+        raise ValueError(f"none of {list(algorithms)} runs in {list(experiments)}")
+    return n_pairs, compared, n_reps, parts
+
+
+def _measured(n_pairs: int, compared: int, replications: int, parts: list[str], tolerated: str = "") -> str:
+    return (f"{n_pairs - len(parts)}/{n_pairs} (experiment, algorithm) pairs equal the reference "
+            f"({compared} arrays, first {replications} replication(s){tolerated})" + (": " + "; ".join(parts) if parts else ""))
 
 
 def check_against_reference(ctx, reference: ReferenceImplementation, experiments, algorithms,
@@ -146,25 +192,11 @@ def check_against_reference(ctx, reference: ReferenceImplementation, experiments
     are skipped) rerun by ``reference`` for its first ``replications`` replications, against the build's."""
     if not isinstance(reference, ReferenceImplementation):
         raise TypeError(f"{reference!r} does not implement ReferenceImplementation (tolerances, run)")
-    parts, compared, n_pairs, n_reps = [], 0, 0, 0
-    for exp_id in experiments:
-        for algo in algorithms:
-            if algo not in ctx.spec.experiments[exp_id].algorithms:
-                continue
-            n_pairs += 1
-            build, ref = rerun(ctx, reference, exp_id, algo, replications)
-            n_reps = max(n_reps, next(iter(ref.curves.values())).shape[0] if ref.curves else 0)
-            n_arrays, difference = agreement(build, ref, reference.tolerances)
-            compared += n_arrays
-            if difference is not None:
-                parts.append(f"{exp_id}/{algo}: {difference}")
-    if n_pairs == 0:
-        raise ValueError(f"none of {list(algorithms)} runs in {list(experiments)}")
+    n_pairs, compared, n_reps, parts = _compare_pairs(
+        ctx, experiments, algorithms, lambda e, a: rerun(ctx, reference, e, a, replications), reference.tolerances)
     tolerated = "".join(f"; {name} within {rtol:g} relative" for name, rtol in sorted(reference.tolerances.items()))
-    measured = (f"{n_pairs - len(parts)}/{n_pairs} (experiment, algorithm) pairs equal the reference "
-                f"({compared} arrays, first {n_reps} replication(s){tolerated})"
-                + (": " + "; ".join(parts) if parts else ""))
-    return ReferenceCheck(passed=not parts, measured=measured, threshold="every array equal")
+    return ReferenceCheck(passed=not parts, measured=_measured(n_pairs, compared, n_reps, parts, tolerated),
+                          threshold="every array equal")
 
 
 # --- transitional: the attribute-swap hook of the papers not yet ported to ReferenceImplementation ----------
@@ -179,30 +211,15 @@ def rerun_with_reference(ctx, experiment: str, algorithm: str, install, replicat
     from ..registry import SIMULATION_BUILDERS, lookup
     from .runner import keys_for
 
-    exp = ctx.spec.experiments[experiment]
-    build = ctx.replications(experiment)[algorithm]
-    n = min(int(replications), int(next(iter(build.curves.values())).shape[0]) if build.curves else replications)
+    exp, build, n = _build_head(ctx, experiment, algorithm, replications)
     sim = lookup(SIMULATION_BUILDERS, "simulation builder", exp.builder)(exp, algorithm)
     install(sim, exp, algorithm)
     noise, policy = keys_for(exp, algorithm, ctx.shard_seed(experiment), 0, n)
-    return head(build, n), sim.run(noise, policy, exp.checkpoints)
+    return build, sim.run(noise, policy, exp.checkpoints)
 
 
 def compare_with_reference(ctx, experiments, algorithms, install, replications: int = 1) -> tuple[bool, str]:
     """(every pair equal, what was measured) of a swap-hook reference claim (transitional, see above)."""
-    parts, compared, n_pairs = [], 0, 0
-    for exp_id in experiments:
-        for algo in algorithms:
-            if algo not in ctx.spec.experiments[exp_id].algorithms:
-                continue
-            n_pairs += 1
-            build, ref = rerun_with_reference(ctx, exp_id, algo, install, replications)
-            n_arrays, difference = agreement(build, ref)
-            compared += n_arrays
-            if difference is not None:
-                parts.append(f"{exp_id}/{algo}: {difference}")
-    if n_pairs == 0:
-        raise ValueError(f"none of {list(algorithms)} runs in {list(experiments)}")
-    measured = (f"{n_pairs - len(parts)}/{n_pairs} (experiment, algorithm) pairs equal the reference "
-                f"({compared} arrays, first {replications} replication(s))" + (": " + "; ".join(parts) if parts else ""))
-    return not parts, measured
+    n_pairs, compared, _, parts = _compare_pairs(
+        ctx, experiments, algorithms, lambda e, a: rerun_with_reference(ctx, e, a, install, replications), None)
+    return not parts, _measured(n_pairs, compared, replications, parts)

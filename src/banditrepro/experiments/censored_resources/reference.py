@@ -32,8 +32,9 @@ Shared with the build, and nothing else (tests/test_reference_independence.py ch
 
 The regret (and final regret) is compared to a relative 1e-9, not to the bit: it sums nu* - nu of the played
 pairs, and the reference computes nu by another route (quadrature over R; its own closed form and table means),
-which agrees with the build's to about 1e-12. Every other array -- censored pulls, rewards, gains, optimal
-pulls, which follow the choices -- must equal the build's exactly.
+which agrees with the build's to a few units of 1e-15 (tests/censored_resources/test_reference_claim.py) but not to
+the bit. Every other array -- censored pulls, rewards, gains, optimal pulls, which follow the choices -- must
+equal the build's exactly.
 """
 
 from __future__ import annotations
@@ -319,17 +320,18 @@ def play(policy, alpha, unit_bonus, single_pair, taus, lam, scale, cost, family,
             p = t - 1
         else:
             if policy == RCUCB:
+                explore = 2.0 * alpha * math.log(t)  # c(t; alpha) = sqrt(2 alpha ln t / N) + lambda sqrt(2 alpha ln t / N0)
                 for i in range(n_arms):
+                    bonus = math.sqrt(explore / N0[i])
                     for j in range(m):
-                        bonus = math.sqrt(2.0 * alpha * math.log(t) / N0[i])
-                        score[i * m + j] = (G[i, j] / N[i, j] - lam[j] * S[i, j] / N0[i]
-                                            + math.sqrt(2.0 * alpha * math.log(t) / N[i, j])
+                        score[i * m + j] = (G[i, j] / N[i, j] - lam[j] * S[i, j] / N0[i] + math.sqrt(explore / N[i, j])
                                             + (bonus if unit_bonus else lam[j] * bonus))
             elif policy == UCB:
+                explore = alpha * math.log(t)  # sqrt(alpha ln t / (2 T))
                 for i in range(n_arms):
                     for j in range(m):
                         score[i * m + j] = ((G[i, j] / N[i, j] + scale) / (1.0 + scale)
-                                            + math.sqrt(alpha * math.log(t) / (2.0 * N[i, j])))
+                                            + math.sqrt(explore / (2.0 * N[i, j])))
             else:
                 base = coins[3]  # this round's posterior draws: counters base n m + p
                 coins[3] = base + np.uint64(1)

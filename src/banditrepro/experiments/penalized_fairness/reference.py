@@ -341,6 +341,8 @@ POLICY_CODES = {"ht_ucb": HT_UCB, "flearn": FLEARN, "lfg": LFG}
 
 def run_policy(policy: Policy, run: Run, law: tuple[int, np.ndarray], noise_key, policy_key, coin_sub: int,
                checkpoints: np.ndarray) -> np.ndarray:
+    """N_k at the checkpoints of one run; the policy's parameter is HT-UCB's A_k (every arm), Flearn's alpha or
+    LFG's eta0, whichever the policy reads."""
     value = policy.parameter(run)
     K = run.tau.size
     return play(POLICY_CODES[policy.name], int(run.T), run.tau, np.full(K, float(value)), float(value),
