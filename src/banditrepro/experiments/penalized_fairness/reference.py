@@ -11,7 +11,8 @@ docs/mutants.md "Guards"). It is written from the paper and the digest's resolut
 * :func:`instance_means`, :func:`movielens_arms`: U(0, 1)^K instances per replication, fixed means, and the
   MovieLens movies with more than m0 ratings from the per-movie rating counts;
 * :func:`reward`: Gaussian, Bernoulli, Beta (Johnk's method) and categorical rewards from raw Philox draws;
-* :func:`play`: HT-UCB (Algorithm 1 with eq. 11), LFG and Flearn as Sec. 3 states them, one run;
+* :func:`play`: HT-UCB (Algorithm 1 with eq. 11), LFG and Flearn as Sec. 3 states them, one run on a table of
+  the replication's rewards (:func:`reward_table`: pull i of arm k);
 * :func:`unfairness`, :func:`penalized_regret`: u_k = (tau_k T - N_k(T))_+ and eq. (10) with the true means.
 
 Shared with the build, and nothing else (tests/test_reference_independence.py checks the imports):
@@ -256,6 +257,18 @@ def reward(law, params, noise_key, arm, pull):
     return RATINGS[n_values - 1]
 
 
+@njit(cache=True)
+def reward_table(law, params, noise_key, n_pulls):
+    """rewards[k, i] = :func:`reward` of pull i of arm k, i < ``n_pulls``: drawn once per replication and case,
+    read by every run of it (the rewards do not depend on the algorithm, T or eta)."""
+    K = params.shape[1]
+    rewards = np.empty((K, n_pulls))
+    for k in range(K):
+        for i in range(n_pulls):
+            rewards[k, i] = reward(law, params, noise_key, k, i)
+    return rewards
+
+
 # --- the algorithms (Sec. 3), one run --------------------------------------------------------------------------
 
 
@@ -283,15 +296,16 @@ def ucb_index(total, pulls, k, radius):
 
 
 @njit(cache=True)
-def play(policy, horizon, tau, penalty, alpha, eta0, rcap, law, law_params, noise_key, policy_key, coin_sub,
-         checkpoints):
+def play(policy, horizon, tau, penalty, alpha, eta0, rcap, rewards, policy_key, coin_sub, checkpoints):
     """N_k at each checkpoint of one run of ``policy`` (HT_UCB with rates ``penalty``, FLEARN with ``alpha``,
     LFG with ``eta0`` and cap ``rcap``): rounds n = 1..K pull arm n, then
 
     * HT-UCB (eq. 11): argmax m_k + sqrt(2 ln n / N_k) + A_k 1{N_k < tau_k n};
     * Flearn: the largest deficit tau_k (n - 1) - N_k if it exceeds alpha, else UCB1's arm;
     * LFG: argmax Q_k + eta0 min(m_k + sqrt(2 ln n / N_k), rcap), then Q_k <- max(Q_k + tau_k - 1{k pulled}, 0)
-      for every arm (every round, the first K too)."""
+      for every arm (every round, the first K too).
+
+    Pull i of arm k earns ``rewards[k, i]`` (:func:`reward_table`)."""
     K = tau.size
     pulls = np.zeros(K)
     total = np.zeros(K)
@@ -323,7 +337,7 @@ def play(policy, horizon, tau, penalty, alpha, eta0, rcap, law, law_params, nois
                 for j in range(K):
                     score[j] = queue[j] + eta0 * min(ucb_index(total, pulls, j, radius), rcap)
             k = uniform_argmax(score, coins)
-        x = reward(law, law_params, noise_key, k, int(pulls[k]))
+        x = rewards[k, int(pulls[k])]
         pulls[k] += 1.0
         total[k] += x
         if policy == LFG:
@@ -339,15 +353,15 @@ def play(policy, horizon, tau, penalty, alpha, eta0, rcap, law, law_params, nois
 POLICY_CODES = {"ht_ucb": HT_UCB, "flearn": FLEARN, "lfg": LFG}
 
 
-def run_policy(policy: Policy, run: Run, law: tuple[int, np.ndarray], noise_key, policy_key, coin_sub: int,
+def run_policy(policy: Policy, run: Run, rewards: np.ndarray, policy_key, coin_sub: int,
                checkpoints: np.ndarray) -> np.ndarray:
     """N_k at the checkpoints of one run; the policy's parameter is HT-UCB's A_k (every arm), Flearn's alpha or
     LFG's eta0, whichever the policy reads."""
     value = policy.parameter(run)
     K = run.tau.size
     return play(POLICY_CODES[policy.name], int(run.T), run.tau, np.full(K, float(value)), float(value),
-                float(value), float(policy.rcap), law[0], law[1], np.uint64(noise_key), np.uint64(policy_key),
-                np.uint64(coin_sub), np.asarray(checkpoints, dtype=np.int64))
+                float(value), float(policy.rcap), rewards, np.uint64(policy_key), np.uint64(coin_sub),
+                np.asarray(checkpoints, dtype=np.int64))
 
 
 # --- metrics (Sec. 2, eq. 10) ------------------------------------------------------------------------------------
@@ -408,11 +422,11 @@ class PenalizedFairnessReference:
             tau = case.tau(K)
             N = np.zeros((R, horizons.size, K))
             for r in range(R):
-                law = reward_law(case.law, mu[r], probs)
+                rewards = reward_table(*reward_law(case.law, mu[r], probs), np.uint64(noise_keys[r]), horizons.max())
                 for x in range(runs):
                     run = Run(float(etas[x]), int(horizons[x]), tau, mu[r])
                     T_only = np.array([horizons[x]])
-                    N[r, x] = run_policy(policy, run, law, noise_keys[r], policy_keys[r], ci * runs + x, T_only)[0]
+                    N[r, x] = run_policy(policy, run, rewards, policy_keys[r], ci * runs + x, T_only)[0]
                 N[r, runs:] = N[r, 0]  # an eta-free algorithm: its one run serves every eta
             T = np.broadcast_to(horizons.astype(np.float64), (R, horizons.size))
             u = unfairness(N, tau, T)
@@ -435,7 +449,7 @@ class PenalizedFairnessReference:
         case = setting.cases[0]
         tau, law = case.tau(mu.size), reward_law(case.law, mu, None)
         run = Run(math.nan, int(checkpoints[-1]), tau, mu)
-        pulls = np.stack([run_policy(policy, run, law, noise, coins, 0, checkpoints)
+        pulls = np.stack([run_policy(policy, run, reward_table(*law, np.uint64(noise), run.T), coins, 0, checkpoints)
                           for noise, coins in zip(noise_keys, policy_keys)])
         regret = (pulls.astype(np.float64) * (mu.max() - mu)).sum(axis=-1)
         return SimulationOutput(checkpoints=checkpoints.astype(np.int64), curves={"pseudo_regret": regret},
