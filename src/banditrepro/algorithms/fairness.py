@@ -21,7 +21,7 @@ They are ``inline="always"``: a call per step into a compiled function that rece
 cost numba's reference counting on every step. (Measured: one more inlined level, a ``choose_arm``
 dispatching to the three selectors, made the batch loop about 17% slower with the same numbers, so
 the loop dispatches itself.) The loop draws rewards, so it lives with the paper (algorithms/ imports
-no environment). ``experiments/penalized_fairness/reference.py`` keeps an independent engine-protocol form of
+no environment). ``tests/kernel_oracles/fairness.py`` keeps an independent engine-protocol form of
 the three policies that the tests compare these with, step for step.
 
 ``params`` is a float64 (3, K) array:

@@ -704,16 +704,14 @@ def theorem_42_bounds(ctx, figure, experiments, algorithm, slack=5.0):
 
 
 @claim_check("fair_matches_reference")
-def matches_reference(ctx, experiments, algorithms, replications=1):
-    """Issue 30's differential guard: the first ``replications`` runs of each algorithm in each experiment,
-    rebuilt with the independent reference kernels (reference.py of this package) in place of the batch
-    loop, equal the build's runs exactly (every curve and count). True by construction for a correct build;
-    a bug in HT-UCB, LFG or Flearn's production kernel breaks it even where no statement of the paper can."""
-    from ..reference import compare_with_reference
+def matches_reference(ctx, experiments, algorithms, replications=10):
+    """The reference guard (C1.8, C2.7, C3.3, C4.6, C5.3): the first ``replications`` runs of each algorithm in
+    each experiment, rerun end to end by reference.py of this package (the paper's settings, reward draws, loop
+    and metrics written apart), equal the build's runs exactly (every curve and count). True by construction for
+    a correct build; a bug in a builder, a reward law, a policy kernel, the batch loop or a metric breaks it even
+    where no statement of the paper can (docs/mutants.md, "Guards")."""
+    from ..reference import check_against_reference
     from . import reference
 
-    def install(sim, experiment, algorithm):
-        sim.run_batch = reference.run_batch
-
-    ok, measured = compare_with_reference(ctx, experiments, algorithms, install, replications)
-    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
+    res = check_against_reference(ctx, reference.REFERENCE, experiments, algorithms, replications)
+    return ClaimResult(measured=res.measured, threshold=res.threshold, verdict=verdict_from(res.passed))

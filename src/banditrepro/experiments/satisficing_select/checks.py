@@ -322,20 +322,15 @@ def lcb_pass_share(ctx, figure, panel, algorithm="select", max_share=0.5, z=2.0)
 
 
 @claim_check("select_matches_reference")
-def matches_reference(ctx, experiments, algorithms, replications=1):
-    """Issue 30's differential guard for the finite-armed baselines (Thompson sampling, Uniform UCB, SAT-UCB,
-    SAT-UCB+): the first ``replications`` runs, rebuilt with reference.py's loop (the indices recomputed from
-    counts and sums, written apart; the same draws) in place of the production loop, equal the build's
-    exactly. True by construction for a correct build; it catches a baseline bug that the paper's statements
-    cannot tell apart (docs/mutants.md)."""
-    from ..reference import compare_with_reference
+def matches_reference(ctx, experiments, algorithms, replications=10):
+    """The reference guards REF2-REF4 and REF*.select, REF3.convex, ...: the first ``replications`` runs of each
+    algorithm in each experiment, rerun end to end by reference.py of this package (the paper's instances, draws,
+    SELECT, its oracles, the baselines and the regrets written apart from the build), equal the build's runs
+    exactly (every curve and final). True by construction for a correct build; a bug in an instance, a grid, the
+    rewards, a policy, SELECT's loop or a metric breaks it even where no statement of the paper can
+    (docs/mutants.md, "Guards")."""
+    from ..reference import check_against_reference
     from . import reference
 
-    def install(sim, experiment, algorithm):
-        inner = getattr(sim, "inner", sim)  # a sigma-rescaled run: its unit-noise simulation
-        if not hasattr(inner, "runner"):
-            raise ValueError(f"{experiment.id}/{algorithm}: no reference for {type(inner).__name__}")
-        inner.runner = reference.run_index_policy
-
-    ok, measured = compare_with_reference(ctx, experiments, algorithms, install, replications)
-    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
+    res = check_against_reference(ctx, reference.REFERENCE, experiments, algorithms, replications)
+    return ClaimResult(measured=res.measured, threshold=res.threshold, verdict=verdict_from(res.passed))
