@@ -68,3 +68,9 @@ def ucb_update(counts, sums, index, arm, reward, log_horizon):
     counts[arm] += 1.0
     sums[arm] += reward
     index[arm] = ucb_index(counts[arm], sums[arm], log_horizon)
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "uniform_ucb": ("ucb_choose", "ucb_update"),
+}

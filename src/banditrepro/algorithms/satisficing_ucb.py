@@ -86,3 +86,10 @@ def sat_ucb_update(counts, sums, means, root_counts, arm, reward):
     sums[arm] += reward
     means[arm] = sums[arm] / counts[arm]
     root_counts[arm] = math.sqrt(counts[arm])
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "sat_ucb": ("sat_ucb_choose", "sat_ucb_update"),
+    "sat_ucb_plus": ("sat_ucb_choose", "sat_ucb_update"),
+}
