@@ -11,6 +11,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
+from banditrepro import workflow_worker
 from banditrepro.experiments.options import declared_options, resolve_options
 from banditrepro.experiments.spec import ConfigError
 
@@ -32,6 +33,17 @@ try:
     config.update(resolve_options(config, PAPER_OPTIONS))
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
+
+
+# A local run hands its jobs to one worker process that has imported everything once (banditrepro.workflow_worker,
+# docs/costs.md): started by the `onstart` hook (workflow/rules/common.smk, after the results-scale check),
+# stopped here; a cluster run, or BANDITREPRO_WORKER=off, runs every job in its own process.
+onsuccess:
+    workflow_worker.stop(Path.cwd())
+
+
+onerror:
+    workflow_worker.stop(Path.cwd())
 
 
 # `snakemake --report results/report.html`: every built figure, table and claims table, by paper

@@ -17,6 +17,9 @@ LOGS = Path(__file__).parent / "fixtures" / "snakemake_logs"
 COMPLETE = LOGS / "2026-11-25T155928.194505.snakemake.log"  # `snakemake --cores 2 satisficing_ucl --config scale=smoke`
 CTRL_C = LOGS / "2026-11-25T161531.344844.snakemake.log"  # penalized_fairness, SIGINT to the process group
 KILLED = LOGS / "2026-11-25T161648.143290.snakemake.log"  # penalized_fairness, SIGKILL: the log just stops
+# two runs that started no job (Snakemake 9.27.1 on a one-rule workflow): nothing to be done; `snakemake --report`
+NOTHING_TO_DO = LOGS / "2026-11-27T040306.598852.snakemake.log"
+REPORT = LOGS / "2026-11-27T040335.633230.snakemake.log"
 
 
 def parse(path: Path):
@@ -172,6 +175,29 @@ def test_newest_log_by_default_and_every_named_log(tmp_path, monkeypatch, capsys
     out = capsys.readouterr().out
     assert out.count("\n## ") == 1 and f"## {COMPLETE.name}" in out and f"## {CTRL_C.name}" in out
     assert "| rule | simulate_shard | 5 | 253 | 20.3% |" in out
+
+
+def test_runs_that_started_no_job_are_passed_over(tmp_path, monkeypatch, capsys):
+    """After a build, `snakemake --report` (or a run with nothing to be done) writes the newest log; the cost
+    is that of the build before it, not "still running, or killed"."""
+    assert parse(REPORT).jobs == [] and parse(NOTHING_TO_DO).jobs == []
+    log_dir = tmp_path / ".snakemake" / "log"
+    log_dir.mkdir(parents=True)
+    for log in (COMPLETE, NOTHING_TO_DO, REPORT):
+        shutil.copy(log, log_dir)
+    monkeypatch.chdir(tmp_path)
+    assert buildcost.newest_log(Path(".snakemake/log")) == (Path(".snakemake/log") / COMPLETE.name,
+                                                           [Path(".snakemake/log") / REPORT.name,
+                                                            Path(".snakemake/log") / NOTHING_TO_DO.name])
+    assert buildcost.main([]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(f"log: {Path('.snakemake/log') / COMPLETE.name}\n")
+    assert "run                      complete" in out and "still running" not in out
+    assert err == f"buildcost: 2 newer log(s) started no job, passed over: {REPORT.name}, {NOTHING_TO_DO.name}\n"
+    # only logs that started no job: a clear error, not an empty table
+    (log_dir / COMPLETE.name).unlink()
+    assert buildcost.main([]) == 1
+    assert "none of the 2 Snakemake logs in .snakemake/log/ is of a run that started a job" in capsys.readouterr().err
 
 
 def test_clear_error_without_a_log(tmp_path, monkeypatch, capsys):

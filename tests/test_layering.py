@@ -24,6 +24,7 @@ RULES_BEGIN = "<!-- import-rules:begin"
 RULES_END = "<!-- import-rules:end -->"
 ROOT = "__init__"  # the table's name for the package itself (src/banditrepro/__init__.py)
 SAME_PAPER = "(same paper only)"
+PAPER = "<paper>"  # in a module pattern: the name of a paper, a file config/papers/<paper>.yaml
 
 
 # ---------------------------------------------------------------------------------------------
@@ -69,9 +70,28 @@ def rules() -> dict[str, Room]:
     return parse_rules(ARCHITECTURE.read_text(encoding="utf-8"))
 
 
-def room_of(module: str, rooms: dict[str, Room]) -> str | None:
+def papers_of(repo_root: Path) -> frozenset[str]:
+    """The papers of a tree: the stems of its config/papers/*.yaml."""
+    return frozenset(p.stem for p in (repo_root / "config" / "papers").glob("*.yaml"))
+
+
+def _paper_prefix(prefix: str, module: str, papers: frozenset[str] | None) -> str | None:
+    """``prefix`` with its ``<paper>`` replaced by the paper ``module`` lies in (any one name when ``papers`` is
+    None), or None when ``module`` is in no paper's package."""
+    head, tail = prefix.split(PAPER, 1)
+    if not module.startswith(head):
+        return None
+    name = module[len(head):].split(".", 1)[0]
+    if not name.isidentifier() or (papers is not None and name not in papers):
+        return None
+    return head + name + tail
+
+
+def room_of(module: str, rooms: dict[str, Room], papers: frozenset[str] | None = None) -> str | None:
     """The room of a package module (dotted, relative to banditrepro; ``__init__`` for the package) or of a
-    file path outside it: an exact name wins over `x.*`, and a longer `x.*` over a shorter one."""
+    file path outside it: an exact name wins over `x.*`, and a longer `x.*` over a shorter one. ``<paper>`` in
+    a pattern matches the names in ``papers`` only (any name when None), so a module of experiments/ that is
+    no paper's belongs to no room unless a row names it."""
     best, best_rank = None, None
     for room in rooms.values():
         for pattern in room.modules:
@@ -79,7 +99,10 @@ def room_of(module: str, rooms: dict[str, Room]) -> str | None:
                 rank = (2, 0) if "/" in module and Path(module).match(pattern) else None
             elif pattern.endswith(".*"):
                 prefix = pattern[:-2]
-                rank = (0, prefix.count(".")) if module == prefix or module.startswith(prefix + ".") else None
+                if PAPER in prefix:
+                    prefix = _paper_prefix(prefix, module, papers)
+                matches = prefix is not None and (module == prefix or module.startswith(prefix + "."))
+                rank = (0, prefix.count(".")) if matches else None
             else:
                 rank = (1, 0) if module == pattern else None
             if rank is not None and (best_rank is None or rank > best_rank):
@@ -185,13 +208,13 @@ def paper_of(module: str) -> str | None:
     return ".".join(parts[:2]) if len(parts) >= 2 and parts[0] == "experiments" else None
 
 
-def violations(files: list[SourceFile], rooms: dict[str, Room]) -> list[str]:
+def violations(files: list[SourceFile], rooms: dict[str, Room], papers: frozenset[str] | None = None) -> list[str]:
     """One line per import that breaks the rules, and per file that belongs to no room."""
     known = {f.module for f in files if f.package is not None}
     problems = []
     for f in files:
         where = "src/banditrepro/" + f.path.as_posix().rsplit("/banditrepro/", 1)[-1] if f.package else f.module
-        room = room_of(f.module, rooms)
+        room = room_of(f.module, rooms, papers)
         if room is None:
             problems.append(f"{where}: module {f.module} belongs to no room of docs/ARCHITECTURE.md")
             continue
@@ -205,7 +228,7 @@ def violations(files: list[SourceFile], rooms: dict[str, Room]) -> list[str]:
             if target.startswith("?"):
                 problems.append(f"{where}:{line}: imports {target[1:]}, no module of the package")
                 continue
-            target_room = room_of(target, rooms)
+            target_room = room_of(target, rooms, papers)
             if target_room is None:
                 continue  # reported once, as a file of no room
             if target_room in rooms[room].may_import:
@@ -260,7 +283,7 @@ def test_every_module_belongs_to_a_room_and_every_import_follows_the_rules():
     rooms = rules()
     files = tree_files(REPO_ROOT, rooms)
     assert len([f for f in files if f.package]) > 50 and len([f for f in files if not f.package]) > 5
-    problems = violations(files, rooms)
+    problems = violations(files, rooms, papers_of(REPO_ROOT))
     assert not problems, "imports against docs/ARCHITECTURE.md's rules:\n" + "\n".join(problems)
 
 
@@ -273,7 +296,16 @@ def test_the_moved_modules_keep_their_rooms():
     assert room_of("layout", rooms) == "ground"
     assert room_of("algorithms.beta_sampler", rooms) == "algorithms"
     for template in ("builders", "loops", "checks", "tables", "plots"):
-        assert room_of(f"experiments.satisficing_ucl.{template}", rooms) == "papers"
+        assert room_of(f"experiments.satisficing_ucl.{template}", rooms, papers_of(REPO_ROOT)) == "papers"
+
+
+def test_a_generic_module_of_experiments_is_no_paper():
+    """experiments/options.py was once classed as a paper by an `experiments.*` row: a module of experiments/
+    is a paper's only inside the package of a paper (config/papers/<paper>.yaml), else its row names it."""
+    rooms, papers = rules(), papers_of(REPO_ROOT)
+    assert room_of("experiments.options", rooms, papers) == "experiments"
+    assert room_of("experiments.not_listed", rooms, papers) is None
+    assert room_of("experiments.not_a_paper.builders", rooms, papers) is None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,6 +337,9 @@ CLEAN_TREE = {
     "src/banditrepro/data/manifest.py": "import yaml\n",
     "src/banditrepro/experiments/__init__.py": "",
     "src/banditrepro/experiments/spec.py": "from ..registry import lookup\nfrom ..data.manifest import DATASET_NAMES\n",
+    "src/banditrepro/experiments/options.py": "from .spec import ConfigError\n",
+    "config/papers/paper_a.yaml": "paper: paper_a\n",
+    "config/papers/paper_b.yaml": "paper: paper_b\n",
     "src/banditrepro/experiments/paper_a/__init__.py": "from . import builders, checks\n",
     "src/banditrepro/experiments/paper_a/builders.py": (
         "from ...algorithms.beta_sampler import beta_ab\nfrom ...environments import finite\n"
@@ -329,7 +364,7 @@ CLEAN_TREE = {
 def test_a_tree_after_the_planned_moves_passes(tmp_path):
     rooms = rules()
     _write_tree(tmp_path, CLEAN_TREE)
-    assert violations(tree_files(tmp_path, rooms), rooms) == []
+    assert violations(tree_files(tmp_path, rooms), rooms, papers_of(tmp_path)) == []
 
 
 ALG, ENV, PAPER_A = "src/banditrepro/algorithms/bad.py", "src/banditrepro/environments/bad.py", "src/banditrepro/experiments/paper_a"
@@ -349,6 +384,8 @@ PLANTED = [
     ("src/banditrepro/experiments/spec.py", "from .paper_a import builders\n", "experiments (experiments.spec) may not import papers"),
     ("src/banditrepro/report/claims.py", "from ..gone import x\n", "imports banditrepro.gone.x, no module of the package"),
     ("src/banditrepro/newthing.py", "import os\n", "module newthing belongs to no room"),
+    ("src/banditrepro/experiments/generic.py", "from .spec import x\n", "module experiments.generic belongs to no room"),
+    ("src/banditrepro/experiments/paper_c/__init__.py", "", "module experiments.paper_c belongs to no room"),
 ]
 
 
@@ -356,7 +393,7 @@ PLANTED = [
 def test_the_checker_flags_a_planted_violation(tmp_path, path, text, expected):
     rooms = rules()
     _write_tree(tmp_path, {**CLEAN_TREE, path: text})
-    problems = violations(tree_files(tmp_path, rooms), rooms)
+    problems = violations(tree_files(tmp_path, rooms), rooms, papers_of(tmp_path))
     assert len(problems) == 1 and expected in problems[0], problems
 
 
@@ -399,7 +436,8 @@ def test_importing_a_lower_room_loads_nothing_above_it(room_name):
     """Transitively, at run time: importing every module of a low room loads no package module of a room it
     may not import, and no Snakemake."""
     rooms = rules()
-    modules = [f.module for f in package_files(PACKAGE) if room_of(f.module, rooms) == room_name]
+    papers = papers_of(REPO_ROOT)
+    modules = [f.module for f in package_files(PACKAGE) if room_of(f.module, rooms, papers) == room_name]
     names = [f"banditrepro.{m}" if m != ROOT else "banditrepro" for m in modules]
     code = ("import importlib, sys\n"
             f"for name in {names!r}:\n    importlib.import_module(name)\n"
@@ -408,7 +446,7 @@ def test_importing_a_lower_room_loads_nothing_above_it(room_name):
     loaded = out.stdout.split()
     assert not [m for m in loaded if m.startswith("snakemake")]
     known = {f.module for f in package_files(PACKAGE)}
-    rooms_loaded = {m: room_of(resolve(m, known), rooms) for m in loaded}
+    rooms_loaded = {m: room_of(resolve(m, known), rooms, papers) for m in loaded}
     above = sorted(m for m, room in rooms_loaded.items() if room != room_name and not allows(rooms, room_name, room))
     assert not above, f"importing {room_name} loads {above}"
 

@@ -274,3 +274,31 @@ def test_verify_passes_platform_rounding_without_inviting_a_relock_and_fails_rea
     assert "results/p/fig1/summary.csv: differs" in text and "mean locked 2.5 new 2.75" in text
     assert "platform rounding" not in text
     assert "snakemake --cores 2 lock --config scale=smoke" in text
+
+
+def test_verify_without_a_lock_names_the_missing_file_and_the_paper_scoped_lock_command(tmp_path):
+    """Nothing differs when there is nothing to compare: the message names the lock file and the command that
+    makes it for that paper alone, not "results differ" and a re-lock of every paper."""
+    import runpy
+    from types import SimpleNamespace
+
+    params = SimpleNamespace(repo_root=str(tmp_path), scale="smoke", files={}, not_built={}, measured_time={},
+                             verdict_papers=[], papers=["toy"])
+    log = tmp_path / "verify.log"
+    with pytest.raises(SystemExit) as stop:
+        runpy.run_path(str(REPO_ROOT / "workflow" / "scripts" / "verify.py"),
+                       init_globals={"snakemake": SimpleNamespace(params=params, log=[str(log)])})
+    text = log.read_text()
+    assert stop.value.code == 1
+    assert text.startswith("verify FAILED at scale smoke: no lock to compare with"), text
+    assert "config/locks/toy.smoke.lock.json" in text
+    assert "`snakemake --cores 2 lock --config scale=smoke 'papers=[toy]'`" in text
+    assert "differ" not in text
+
+
+def test_verify_offers_to_relock_only_the_papers_that_differ(tmp_path):
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": ("fig1", SUMMARY)})
+    (summary_path,) = files
+    _write(tmp_path, summary_path, SUMMARY.replace(",2.5,0.2,", ",2.75,0.2,"))
+    code, text = _run_verify_script(tmp_path, files)
+    assert code == 1 and "`snakemake --cores 2 lock --config scale=smoke 'papers=[p]'`" in text, text

@@ -1,10 +1,12 @@
-"""A sixth paper added from its own files, following only docs/ADDING_A_PAPER.md (issue #13.3).
+"""A new paper added from its own files, following only docs/ADDING_A_PAPER.md (issue #13.3, issue 40).
 
-The test copies the project (what a fresh clone holds, by ``repo_copy.copy_repo`` as the workflow tests do;
-with no data mirror there it turns downloads off) into a temporary directory, writes the files of
-the guide's "smallest complete paper" section there, exactly as the guide prints them (every fenced
-block with a ``title="<path>"``), edits nothing else, and builds the new paper's target at smoke scale
-with Snakemake in a subprocess whose PYTHONPATH puts the copy's ``src`` first.
+The slow test copies the project (what a fresh clone holds, by ``repo_copy.copy_repo`` as the workflow tests do;
+with no data mirror there it turns downloads off) into a temporary directory, writes the files of the guide's
+"smallest complete paper" section there, exactly as the guide prints them (every fenced block of §7 with a
+``title="<path>"``), edits nothing else, and runs in the copy what a committed paper must pass: the smoke build
+of the new paper's target, its smoke lock and its own `verify` (Snakemake in a subprocess whose PYTHONPATH puts
+the copy's ``src`` first), then the copy's own checks of every paper (import rules, docs and the paper's page,
+declared mutants, configs and findings, plotting colours, the smoke lock) and the paper's own tests.
 """
 
 from __future__ import annotations
@@ -18,63 +20,117 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 from repo_copy import REPO_ROOT, copy_repo
 
-from banditrepro.report.vocabulary import VERDICTS
+from banditrepro.experiments.spec import discover_papers
+from banditrepro.layout import content_path, lock_path
+from banditrepro.report.vocabulary import REPRODUCED, VERDICTS
 
 GUIDE = REPO_ROOT / "docs" / "ADDING_A_PAPER.md"
+SECTION = re.compile(r"^## 7\. .*?(?=^## 8\. )", re.MULTILINE | re.DOTALL)  # the smallest complete paper
 FILE_BLOCK = re.compile(r'^```\w+ title="(?P<path>[^"]+)"\n(?P<body>.*?)^```$', re.MULTILINE | re.DOTALL)
 
 
-def guide_files() -> dict[str, str]:
-    """{path: text} of every file the guide prints with a title."""
-    return {m["path"]: m["body"] for m in FILE_BLOCK.finditer(GUIDE.read_text(encoding="utf-8"))}
+def guide_files(text: str | None = None) -> dict[str, str]:
+    """{path: text} of every file §7 of the guide prints with a title."""
+    section = SECTION.search(GUIDE.read_text(encoding="utf-8") if text is None else text)
+    assert section, "docs/ADDING_A_PAPER.md has no section '## 7. ' followed by '## 8. '"
+    return {m["path"]: m["body"] for m in FILE_BLOCK.finditer(section.group(0))}
 
 
-def test_the_guide_prints_a_package_and_a_config_of_one_new_paper():
-    files = guide_files()
+def guide_paper(files: dict[str, str]) -> str:
     configs = [p for p in files if p.startswith("config/papers/")]
-    packages = [p for p in files if p.startswith("src/banditrepro/experiments/")]
-    assert len(configs) == 1 and packages, sorted(files)
-    paper = Path(configs[0]).stem
-    assert all(p.startswith(f"src/banditrepro/experiments/{paper}/") for p in packages)
-    assert not (REPO_ROOT / configs[0]).exists(), "the guide's example must be a new paper"
-    # nothing in the guide asks for a paper list to be edited
-    assert set(files) == {configs[0], *packages}
+    assert len(configs) == 1, sorted(files)
+    return Path(configs[0]).stem
+
+
+def test_the_guide_prints_one_new_paper_made_of_its_own_files_only():
+    files = guide_files()
+    paper = guide_paper(files)
+    own = (f"config/papers/{paper}.yaml", f"src/banditrepro/experiments/{paper}/", f"tests/{paper}/",
+           f"docs/papers/{paper}.md")
+    assert all(p.startswith(own) for p in files), sorted(files)  # nothing asks for a generic file to be edited
+    assert not (REPO_ROOT / "config" / "papers" / f"{paper}.yaml").exists(), "the guide's example must be a new paper"
+    package = f"src/banditrepro/experiments/{paper}/"
+    assert {f"{package}{m}.py" for m in ("__init__", "builders", "checks", "reference")} <= set(files)
+    assert f"docs/papers/{paper}.md" in files and any(p.startswith(f"tests/{paper}/") for p in files)
+    config = yaml.safe_load(files[f"config/papers/{paper}.yaml"])
+    assert len(config["mutants"]) >= 6 and {c["kind"] for c in config["claims"]} == {"headline", "sanity"}
+
+
+def test_only_the_blocks_of_section_7_are_written():
+    text = ("## 6. x\n```python title=\"a.py\"\nA\n```\n## 7. The smallest\n```yaml title=\"config/papers/t.yaml\"\n"
+            "paper: t\n```\n```python\nno title\n```\n## 8. The page\n```python title=\"b.py\"\nB\n```\n")
+    assert guide_files(text) == {"config/papers/t.yaml": "paper: t\n"}
+
+
+@pytest.mark.parametrize("paper", discover_papers(REPO_ROOT))
+def test_every_paper_has_its_smoke_lock(paper):
+    """A committed paper's smoke numbers are locked (`snakemake lock --config scale=smoke 'papers=[<paper>]'`),
+    so that `verify` catches any later change of them."""
+    for path in (lock_path(REPO_ROOT, paper, "smoke"), content_path(REPO_ROOT, paper, "smoke")):
+        assert path.is_file(), f"{path.relative_to(REPO_ROOT)} missing (docs/ADDING_A_PAPER.md §9)"
+
+
+def _run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=cwd, timeout=900)
+    assert proc.returncode == 0, f"{' '.join(args)}\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
+    return proc
 
 
 @pytest.mark.slow
-def test_a_new_paper_builds_from_the_guide_alone(tmp_path):
+def test_a_new_paper_builds_from_the_guide_alone_and_passes_the_checks_of_a_committed_paper(tmp_path):
     repo = copy_repo(tmp_path / "repo")
     files = guide_files()
     for rel, text in files.items():
         assert not (repo / rel).exists(), rel
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text, encoding="utf-8")
-    paper = next(Path(p).stem for p in files if p.startswith("config/papers/"))
+    paper = guide_paper(files)
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(repo / "src"), *filter(None, [env.get("PYTHONPATH")])])
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba_cache")
     env["BANDITREPRO_DATA_MIRROR"] = str(tmp_path / "no-mirror")  # the toy paper needs no data
+    snakemake = [sys.executable, "-m", "snakemake", "--directory", str(repo), "--snakefile", str(repo / "Snakefile")]
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", paper, "--config", "scale=smoke",
-                           "--directory", str(repo), "--snakefile", str(repo / "Snakefile")],
-                          capture_output=True, text=True, env=env, timeout=600)
+    _run([*snakemake, "--cores", "2", paper, "--config", "scale=smoke"], env, repo)
     elapsed = time.perf_counter() - start
-    assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
 
     for ext in ("png", "pdf"):
         assert (repo / "figures" / paper / f"fig1.{ext}").stat().st_size > 1000
     summary = pd.read_csv(repo / "results" / paper / "fig1" / "summary.csv")
     assert list(summary.columns) == ["panel", "algorithm", "metric", "t", "mean", "se", "n"]
-    assert set(summary.algorithm) == {"ucb1", "ucb1_c05"} and set(summary.metric) == {"regret"}
+    assert set(summary.algorithm) == {"ucb1", "ucb1_c05"} and set(summary.metric) == {"regret", "optimal_pct"}
     assert summary.t.max() == 300 and summary.n.min() == 12
+    share = summary[summary.metric == "optimal_pct"]["mean"]
+    assert share.between(0, 100).all() and share.iloc[-1] > 100 / 3  # a share, not a running sum
     claims = pd.read_csv(repo / "results" / paper / "claims.csv")
-    assert list(claims.claim_id) == ["C1"]
-    assert claims.verdict.iloc[0] in VERDICTS
-    assert claims.kind.iloc[0] == "headline"
+    assert list(claims.claim_id) == ["C1", "C2", "R1"]
+    assert set(claims.verdict) <= set(VERDICTS) and list(claims.kind) == ["headline", "headline", "sanity"]
+    assert claims.set_index("claim_id").verdict["R1"] == REPRODUCED  # the reference equals the build
     assert (repo / "results" / paper / "report.md").read_text().strip()
-    # only the new paper was built
+    assert sorted(p.name for p in (repo / "results").iterdir()) == [paper]  # only the new paper was built
+
+    # §9: lock the paper's smoke numbers, then its own verify (no other paper is rebuilt)
+    scoped = ["--config", "scale=smoke", f"papers=[{paper}]"]
+    out = _run([*snakemake, "--cores", "2", "lock", *scoped], env, repo)
+    assert lock_path(repo, paper, "smoke").is_file() and content_path(repo, paper, "smoke").is_file(), out.stderr
+    out = _run([*snakemake, "--cores", "2", "verify", *scoped], env, repo)
+    assert f"verify OK at scale smoke: {paper} (" in out.stdout + out.stderr
     assert sorted(p.name for p in (repo / "results").iterdir()) == [paper]
-    print(f"new paper built in {elapsed:.1f} s wall")
+
+    # the checks the suite runs on every committed paper, in the copy, and the paper's own tests
+    checks = [f"tests/{paper}", "tests/test_docs.py",
+              "tests/test_layering.py::test_every_module_belongs_to_a_room_and_every_import_follows_the_rules",
+              f"tests/test_mutants.py::test_every_declared_mutant_applies_exactly_once_and_reruns_an_experiment[{paper}]",
+              "tests/test_spec.py::test_every_registered_builder_declares_its_parameters",
+              f"tests/test_findings_style.py::test_every_finding_is_conditioned_on_the_verdicts_of_the_claims_it_names[{paper}]",
+              f"tests/test_findings_style.py::test_every_rendered_finding_states_at_most_two_numbers_per_sentence[{paper}-smoke]",
+              f"tests/test_plotting.py::test_one_colour_per_algorithm_and_distinct_within_every_panel[{paper}]",
+              f"tests/test_new_paper.py::test_every_paper_has_its_smoke_lock[{paper}]"]
+    out = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", *checks], env, repo)
+    assert re.search(r"\d+ passed", out.stdout) and "skipped" not in out.stdout and "deselected" not in out.stdout, \
+        out.stdout[-3000:]
+    print(f"new paper built in {elapsed:.1f} s wall; checks: {out.stdout.strip().splitlines()[-1]}")

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
 import seaborn as sns
 
-from banditrepro.experiments.spec import load_paper
+from banditrepro.experiments.spec import discover_papers, load_paper
 from banditrepro.plotting import Style, plot_figure, save_figure
 from banditrepro.plotting.figures import PALETTE, SEABORN_WHITEGRID_PAPER_RC, theme, theme_rc
 from banditrepro.report.context import ResultsContext
 
-PAPERS = ["satisficing_ucl", "satisficing_select", "censored_resources", "composite_anonymous", "penalized_fairness"]
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PAPERS = discover_papers(REPO_ROOT)  # config/papers/*.yaml: a new paper's colours are checked too
 
 
 def panel_algorithms(spec, panel) -> list[str]:

@@ -2,7 +2,9 @@
 
     python -m banditrepro.buildcost [LOG ...] [--markdown]
 
-Without LOG, reads the newest ``.snakemake/log/*.snakemake.log``; with several, reports each. Prints the
+Without LOG, reads the newest ``.snakemake/log/*.snakemake.log`` of a run that started a job (a run that
+started none, such as ``snakemake --report`` or one with nothing to be done, also writes a log there; it
+is passed over); with several, reports each. Prints the
 wall time of the run, its jobs, job-seconds per paper (the ``paper`` wildcard; "(other)" for jobs without
 one) and per rule, the longest job, and the idle share of the cores: 1 - busy core-seconds / (cores x wall).
 
@@ -194,12 +196,25 @@ def render_markdown(table: CostTable) -> str:
     return "\n".join(lines + ([""] if table.unfinished else []) + [f"- unfinished: {job}" for job in table.unfinished])
 
 
-def newest_log(log_dir: Path = LOG_DIR) -> Path:
-    """The newest log in ``log_dir``: Snakemake names them by their start time, so it sorts last."""
+def _started_a_job(path: Path) -> bool:
+    with open(path, encoding="utf-8") as fh:
+        return bool(parse_log(fh).jobs)
+
+
+def newest_log(log_dir: Path = LOG_DIR) -> tuple[Path, list[Path]]:
+    """The newest log in ``log_dir`` of a run that started a job, and the newer ones passed over because theirs
+    started none (``snakemake --report``, a run with nothing to be done). Snakemake names its logs by their
+    start time, so the newest sorts last."""
     logs = sorted(Path(log_dir).glob("*.snakemake.log"))
     if not logs:
         raise FileNotFoundError(f"no Snakemake log in {log_dir}/ (run snakemake here first, or name a log)")
-    return logs[-1]
+    passed_over = []
+    for path in reversed(logs):
+        if _started_a_job(path):
+            return path, passed_over
+        passed_over.append(path)
+    raise FileNotFoundError(f"none of the {len(logs)} Snakemake logs in {log_dir}/ is of a run that started a job "
+                            "(a build, not `snakemake --report` or a run with nothing to be done); name a log")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,7 +223,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true", help="Markdown tables (for docs/costs.md)")
     args = parser.parse_args(argv)
     try:
-        paths = args.logs or [newest_log()]
+        if args.logs:
+            paths = args.logs
+        else:
+            newest, passed_over = newest_log()
+            paths = [newest]
+            if passed_over:
+                print(f"buildcost: {len(passed_over)} newer log(s) started no job, passed over: "
+                      + ", ".join(p.name for p in passed_over), file=sys.stderr)
         if missing := [str(p) for p in paths if not p.is_file()]:
             raise FileNotFoundError(f"no such log: {', '.join(missing)}")
     except FileNotFoundError as err:

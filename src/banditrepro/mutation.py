@@ -209,6 +209,8 @@ def run_job(package: Path | str, job: dict) -> None:
         raise MutantError(f"a mutant job must run the scratch copy {copy}, but imported {PACKAGE} from {PACKAGE_DIR} "
                           "(put the copy's folder first on PYTHONPATH)")
     script = Path(job["script"]).resolve()
+    if str(script.parent) not in sys.path:  # as Snakemake runs a local script: its folder importable
+        sys.path.append(str(script.parent))
     runpy.run_path(str(script), init_globals={"snakemake": JobContext(job, script)}, run_name="__main__")
 
 

@@ -35,13 +35,19 @@ def source_hash() -> str:
     return digest.hexdigest()
 
 
-def cache_dir(environ=os.environ) -> Path:
+def base_dir(environ=os.environ) -> Path:
+    """The folder that holds one cache directory per state of the sources."""
     base = environ.get("NUMBA_CACHE_DIR")
     if base and Path(base).name.startswith(_PREFIX):
         base = str(Path(base).parent)  # set by this module in a parent process: same base
     if not base:
         base = Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "banditrepro" / "numba"
-    return Path(base) / f"{_PREFIX}{source_hash()[:16]}"
+    return Path(base)
+
+
+def cache_dir(environ=os.environ, sources: str | None = None) -> Path:
+    """``sources``: the :func:`source_hash` when the caller has it."""
+    return base_dir(environ) / f"{_PREFIX}{(sources or source_hash())[:16]}"
 
 
 def configure() -> Path:

@@ -92,7 +92,7 @@ def not_built():
     {paper: {figure: reason}}} (the datasets the selected papers need that cannot be had here)."""
     return {
         "datasets": {name: st.reason for name, st in dataset_states().items() if not st.available},
-        "figures": {p: dict(figure_availability(p).missing) for p in available_papers() if figure_availability(p).missing},
+        "figures": {p: dict(figure_availability(p).not_built) for p in available_papers() if figure_availability(p).not_built},
     }
 
 
@@ -113,8 +113,8 @@ dataset_states()
 REQUIREMENT_STATUS = {}
 
 
-def dataset_missing_reason(names):
-    """Why figures needing ``names`` cannot be built (None when every dataset is available)."""
+def not_built_reason(names):
+    """Why figures needing the datasets ``names`` are not built here (None when every one is available)."""
     unavailable = [name for name in names if not dataset_state(name).available]
     if unavailable:
         return f"needs {', '.join(unavailable)} (unavailable; see `snakemake datasets`)"
@@ -123,7 +123,7 @@ def dataset_missing_reason(names):
 
 class FigureAvailability(NamedTuple):
     built: list  # figures to build, in config order
-    missing: dict  # {figure: one-line reason it is not built}
+    not_built: dict  # {figure: one-line reason it is not built here}
     standin: set  # built figures that use stand-in data
 
 
@@ -131,23 +131,23 @@ class FigureAvailability(NamedTuple):
 def figure_availability(paper):
     """Which figures of ``paper`` are built, which are not (and why), which use stand-in data."""
     spec = paper_spec(paper)
-    built, missing, standin = [], {}, set()
+    built, not_built, standin = [], {}, set()
     for fig in spec.figures:
         datasets = spec.figure_datasets(fig)
-        reasons = [dataset_missing_reason(datasets)]
+        reasons = [not_built_reason(datasets)]
         for exp in spec.figure_experiments(fig):
             for path in spec.experiments[exp].requires:
                 if path in REQUIREMENT_STATUS:
                     reasons.append(REQUIREMENT_STATUS[path]())
         reasons = list(dict.fromkeys(r for r in reasons if r))
         if reasons:
-            missing[fig] = "; ".join(reasons)
-            print(f"banditrepro: {paper} {fig} skipped: {missing[fig]}", file=sys.stderr)
+            not_built[fig] = "; ".join(reasons)
+            print(f"banditrepro: {paper} {fig} skipped: {not_built[fig]}", file=sys.stderr)
         else:
             built.append(fig)
             if any(dataset_state(name).standin for name in datasets):
                 standin.add(fig)
-    return FigureAvailability(built, missing, standin)
+    return FigureAvailability(built, not_built, standin)
 
 
 def experiment_shards(paper, experiment, seed=None):
@@ -362,3 +362,4 @@ def check_results_scale(jobs):
 
 onstart:
     check_results_scale(workflow.dag.needrun_jobs())
+    workflow_worker.start(Path.cwd(), REPO_ROOT, workflow.local_exec)  # the Snakefile stops it

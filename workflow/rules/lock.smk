@@ -11,7 +11,7 @@ rule lock:
         lambda w: [f for p in available_papers() for f in locked_outputs(p)],
     params:
         files={p: locked_outputs(p) for p in available_papers()},
-        not_built={p: figure_availability(p).missing for p in available_papers()},
+        not_built={p: figure_availability(p).not_built for p in available_papers()},
         measured_time={p: measured_time(p) for p in available_papers()},
         papers=select_papers(REPO_ROOT, None),  # every paper, in order: the verdicts file keeps this order
         scale=config["scale"],
@@ -32,7 +32,7 @@ rule verify:
         + [layout.claims_file(p) for p in verdict_papers()],
     params:
         files={p: locked_outputs(p) for p in locked_papers()},
-        not_built={p: figure_availability(p).missing for p in locked_papers()},
+        not_built={p: figure_availability(p).not_built for p in locked_papers()},
         measured_time={p: measured_time(p) for p in locked_papers()},
         verdict_papers=verdict_papers(),
         papers=available_papers(),

@@ -94,7 +94,7 @@ rule mutant_claims_figure:
                 "seed": config["seed"],
                 "scale": config["scale"],
                 "claims": [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
-                "unavailable": figure_availability(w.paper).missing,
+                "not_built": figure_availability(w.paper).not_built,
                 "standin": sorted(figure_availability(w.paper).standin),
                 "results": mutant_claim_results(w)._asdict(),
             },

@@ -13,7 +13,7 @@ rule claims_figure:
         seed=run_seed,
         scale=config["scale"],
         claims=lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
-        unavailable=lambda w: figure_availability(w.paper).missing,
+        not_built=lambda w: figure_availability(w.paper).not_built,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         results=lambda w: claim_figure_results(w)._asdict(),
         # the claims that take sequential looks (sequential.smk): a change reruns the job, whose input function
@@ -89,7 +89,7 @@ rule paper_report:
     params:
         seed=config["seed"],
         scale=config["scale"],
-        unavailable=lambda w: figure_availability(w.paper).missing,
+        not_built=lambda w: figure_availability(w.paper).not_built,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         findings=lambda w: paper_findings(w.paper),
         figures=lambda w: paper_figures(w.paper),  # {figure: [png, pdf]}

@@ -1,5 +1,7 @@
 """Evaluate the claims of one figure of a paper into results/<paper>/claims/<figure>.csv."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 import json
 from pathlib import Path
 
@@ -16,7 +18,7 @@ def main(snakemake) -> None:
     root = repo_root(snakemake)
     spec = load_paper(w.paper, snakemake.params.scale, root)
     ctx = context_from_results(spec, snakemake.params.results, snakemake.params.standin)
-    claims = evaluate_claims(ctx, dict(snakemake.params.unavailable), figure=w.figure)
+    claims = evaluate_claims(ctx, dict(snakemake.params.not_built), figure=w.figure)
     # a claim that took sequential looks (workflow/rules/sequential.smk) is decided by its last look
     looks = snakemake.input.get("sequential", [])
     looks = [looks] if isinstance(looks, str) else list(looks)

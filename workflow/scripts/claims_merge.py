@@ -1,5 +1,7 @@
 """Merge a paper's per-figure claims into results/<paper>/claims.csv, in config order."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import merge_claims, read_claims, write_claims

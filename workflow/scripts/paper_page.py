@@ -1,5 +1,7 @@
 """Write a paper's report as one HTML page and its results-at-a-glance row."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 from pathlib import Path
 
 from banditrepro import provenance

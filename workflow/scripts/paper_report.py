@@ -1,5 +1,7 @@
 """Write a paper's replication report (Markdown)."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 from pathlib import Path
 
 import pandas as pd
@@ -27,7 +29,7 @@ def main(snakemake) -> None:
     readings = pd.read_csv(snakemake.input.readings, dtype=str, keep_default_na=False)
     # present when the paper's mutants were built or requested (mutants_common.smk: mutants_in_report)
     mutants = read_mutants(snakemake.input.mutants) if hasattr(snakemake.input, "mutants") else None
-    paper_report(spec, claims, figures, tables, dict(snakemake.params.unavailable), set(snakemake.params.standin),
+    paper_report(spec, claims, figures, tables, dict(snakemake.params.not_built), set(snakemake.params.standin),
                  prov, Path(snakemake.output[0]), robustness, readings, mutants)
     provenance.write_sidecar(snakemake.output[0], prov)
 

@@ -1,5 +1,7 @@
 """Render one figure (PNG and PDF) from its summary, and its page with its caption for the HTML report."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 import json
 from pathlib import Path
 

@@ -1,5 +1,7 @@
 """Write a paper's alternative-readings table (results/<paper>/readings.csv) from its config and claims."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 import pandas as pd
 
 from banditrepro import provenance

@@ -1,5 +1,7 @@
 """Write the overall replication report: headline tallies and findings of every paper."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 from pathlib import Path
 
 from banditrepro import layout, provenance

@@ -1,6 +1,8 @@
 """One look of a claim's sequential replications: the claim's check on [0, n) replications of each
 experiment it reads (report/sequential.py), written to results/<paper>/sequential/<claim>/look<k>.json."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 import json
 
 from banditrepro import provenance

@@ -1,5 +1,7 @@
 """Run one shard of an experiment (all algorithms, replications [start, stop))."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 from banditrepro.experiments.runner import run_experiment_block, shard_provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.layout import parse_shard_name

@@ -1,5 +1,7 @@
 """Merge a figure's shards into summary.csv and evaluate its reference curves."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 from banditrepro import provenance
 from banditrepro.experiments.aggregate import summarize_figure, write_csv
 from banditrepro.experiments.spec import load_paper

@@ -1,5 +1,7 @@
 """Build one table of a paper (CSV and Markdown)."""
 
+import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's worker where one runs (then exits)
+
 from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.tables import build_table, write_table

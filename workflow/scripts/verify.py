@@ -20,10 +20,28 @@ from banditrepro.lock import (
 from banditrepro.workflow_io import ScriptError, run, tell
 
 
+def lock_command(scale: str, papers: list[str]) -> str:
+    """The command that (re)writes the locks of ``papers`` and of no other paper."""
+    return f"snakemake --cores 2 lock --config scale={scale} 'papers=[{','.join(papers)}]'"
+
+
+def no_lock_text(root: Path, scale: str, papers: list[str]) -> str:
+    """verify with nothing to compare: which lock files are missing and how to make them (nothing differs)."""
+    missing = [str(layout.lock_path(root, p, scale).relative_to(root)) for p in papers]
+    return (f"verify FAILED at scale {scale}: no lock to compare with (nothing was compared); missing "
+            f"{', '.join(missing)}.\nAfter checking the results, make the lock with "
+            f"`{lock_command(scale, papers)}` and commit config/locks/ (docs/locks.md).\n")
+
+
 def main(snakemake) -> None:
     root = Path(snakemake.params.repo_root)
     scale = snakemake.params.scale
+    checked = list(snakemake.params.files) + [p for p in snakemake.params.verdict_papers
+                                              if p not in snakemake.params.files]
+    if not checked:
+        raise ScriptError(no_lock_text(root, scale, list(snakemake.params.papers)), heading="banditrepro ")
     problems, notes, version_notes, rounding = [], [], {}, []
+    differing = []  # papers with a problem: the re-lock command names only these
     for paper, files in snakemake.params.files.items():
         lock = read_lock(root, paper, scale)
         # a measured-time figure here (ames_forest: recompute) is compared as little as one not built here
@@ -34,6 +52,8 @@ def main(snakemake) -> None:
                 continue
             problems.append(f"{diff.path}: {diff.problem}")
             problems += [f"    {row}" for row in diff.rows]
+            if paper not in differing:
+                differing.append(paper)
         for fig, why in lock.get("not_built", {}).items():
             if fig not in snakemake.params.not_built[paper]:
                 notes.append(f"{paper} {fig}: not checked, built here but not where the lock was made ({why})")
@@ -48,21 +68,20 @@ def main(snakemake) -> None:
             version_notes.setdefault(line, []).append(paper)
     verdict_rows = read_verdicts(root / VERDICTS_FILE)
     for paper in snakemake.params.verdict_papers:
-        problems += verify_verdicts(verdict_rows, paper, root / layout.claims_file(paper))
-    checked = list(snakemake.params.files) + [p for p in snakemake.params.verdict_papers if p not in snakemake.params.files]
+        verdict_problems = verify_verdicts(verdict_rows, paper, root / layout.claims_file(paper))
+        problems += verdict_problems
+        if verdict_problems and paper not in differing:
+            differing.append(paper)
     unlocked = [p for p in snakemake.params.papers if p not in checked]
 
     lines = []
-    if not checked:
-        problems.append(f"nothing to verify: no lock at scale {scale} for {', '.join(snakemake.params.papers)} "
-                        f"(make one with `snakemake --cores 2 lock --config scale={scale}`)")
     if problems:
         lines.append(f"verify FAILED at scale {scale}: results differ from the committed lock")
         lines += problems
         if version_notes:
             lines.append("installed versions differ from the lock's (a likely cause): "
                          + "; ".join(version_notes))
-        lines.append(f"If the change is intended: `snakemake --cores 2 lock --config scale={scale}` "
+        lines.append(f"If the change is intended: `{lock_command(scale, differing)}` "
                      "and commit config/locks/ with it.")
         lines += rounding_lines(rounding)
     else:
@@ -76,7 +95,8 @@ def main(snakemake) -> None:
             lines.append("note: installed versions differ from the lock's: " + "; ".join(version_notes))
     lines += notes
     if unlocked:
-        lines.append(f"no lock at scale {scale} for: {', '.join(unlocked)}")
+        lines.append(f"no lock at scale {scale} for: {', '.join(unlocked)} (not compared; make one with "
+                     f"`{lock_command(scale, unlocked)}`)")
     text = "\n".join(lines) + "\n"
     if problems:
         raise ScriptError(text, heading="banditrepro ")

@@ -28,7 +28,7 @@ _INV_2_53 = 1.0 / 9007199254740992.0
 #
 # Thompson sampling over many (arm, limit) pairs draws one Beta per pair per round, so this sampler is
 # built for throughput: its first attempt reads ONE Philox block and no transcendental function, and
-# runs as a branch-free loop over all pairs (beta_ge1_first_attempts); the few draws it does not settle
+# runs as branch-free vectorised loops over all pairs (beta_ge1_first_attempts); the few draws it does not settle
 # (1-3 %) finish in beta_ge1, which repeats that attempt and goes on from it: every draw is the value of
 # beta_ge1 at its counter. Exact rejection sampling throughout:
 #
@@ -82,6 +82,8 @@ BETA_GE1_WORDS = 32
 SQUEEZE_KAPPA = 0.016  # k = kappa / d where c z >= -1/2 (see above)
 _U_LEAD = 1.0 / 32768.0
 _M15 = np.uint64(0x7FFF)
+_M7 = np.uint64(0x7F)
+_MANTISSA_HIGH_SHIFT = np.uint64(33)
 
 
 def squeeze_coefficient(d: float) -> float:
@@ -222,10 +224,23 @@ def beta_ge1_finish_words(da, ca, ka, db, cb, kb, x, y, word_a, word_b, key, tag
 # Rows of the table beta_ge1_first_attempts works on (one column per draw). One array, not several:
 # every array argument, and every view made to pass one, costs numba's reference counting on every
 # call (profiling: passing four views of a Thompson state instead of one cost about 100 ns a round).
-FIRST_ATTEMPT_ROWS = 12
+FIRST_ATTEMPT_ROWS = 10
 FA_DA, FA_CA, FA_KA, FA_DB, FA_CB, FA_KB = 0, 1, 2, 3, 4, 5  # read: the gammas' constants
 FA_X, FA_Y = 6, 7  # written: the gammas where their lane settled, -1 where not
-FA_WORDS = 8  # written: rows 8-11, the first Philox block's four 32-bit words (exact as floats)
+FA_WORDS = 8  # written: rows 8-9, the first Philox block's two 64-bit words (uint64 bits, see first_attempt_words)
+
+
+@njit(cache=True, inline="always")
+def _small_float(x):
+    """float(x) for an integer 0 <= x < 2^31 held in a uint64, through int32: AVX2 converts int32 lanes
+    (vcvtdq2pd) but has no instruction for uint64 or int64, so a loop converting those is not vectorised."""
+    return float(np.int32(x))
+
+
+@njit(cache=True, inline="always")
+def first_attempt_word_rows(table, row0):
+    """Rows FA_WORDS, FA_WORDS + 1 of the table as uint64 (the two 64-bit words of each draw's first block)."""
+    return table[row0 + FA_WORDS:row0 + FA_WORDS + 2].view(np.uint64)
 
 
 @njit(cache=True, error_model="numpy", boundscheck=False)
@@ -234,24 +249,39 @@ def beta_ge1_first_attempts(table, row0, key, tag, sub, first_idx, out):
 
     ``table`` rows row0 + FA_*: da, ca, ka, db, cb, kb of draw p in column p are read; X, Y and the
     block's words are written. The first attempt of :func:`gamma_ge1_lane`
-    for both lanes, as one loop without branches or transcendental functions (it vectorises): a
-    ziggurat candidate inside its rectangle, v > 0 and a squeeze decided by u's first 15 bits.
+    for both lanes, without branches or transcendental functions: a ziggurat candidate inside its
+    rectangle, v > 0 and a squeeze decided by u's first 15 bits.
     ``out[p]`` is then bit for bit beta_ge1's value; where any of these fails it is -1 (no Beta
     draw is negative). Rows FA_X and FA_Y get the gammas X and Y where their lane settled, -1
     where not: the caller finishes the draw with :func:`beta_ge1_finish_words`, which reruns only
     the open lanes (profiling: rerunning both, with beta_ge1, was a fifth of the Thompson rounds'
     time) from the block's words in rows FA_WORDS.. (:func:`first_attempt_words` reads them back)
     instead of recomputing the block.
+
+    Two loops, so that both vectorise on AVX2 as well as on AVX-512: the Philox blocks (their 64-bit words
+    go to rows FA_WORDS.. as uint64 bits), then the gammas from those words, every integer converted to a
+    float through int32 (:func:`_small_float`). Written as one loop converting uint64 words, it compiled
+    to vector code only with AVX-512's 64-bit instructions and stayed scalar on AVX2 CPUs such as the
+    AMD EPYC build VM, where the split takes Thompson sampling's choice to 0.46x the time and the
+    censored-resources TS kernels to 0.53x (docs/papers/censored_resources.md, "Cost");
+    tests/test_rng.py checks the vector instructions of an AVX2 build.
     """
+    words = first_attempt_word_rows(table, row0)
     for p in range(out.shape[0]):
         counter = (first_idx + np.uint64(p)) * np.uint64(BETA_GE1_WORDS)
         w0, w1, w2, w3 = philox4x32(counter & _M32, counter >> _S32, sub, tag, key)
-        word_a = w0 | (w1 << _S32)
-        word_b = w2 | (w3 << _S32)
-        layer_a = word_a & _ZIG_MASK
-        layer_b = word_b & _ZIG_MASK
-        za = float(word_a >> _MANTISSA_SHIFT) * _ZIG_SCALE[layer_a]
-        zb = float(word_b >> _MANTISSA_SHIFT) * _ZIG_SCALE[layer_b]
+        words[0, p] = w0 | (w1 << _S32)
+        words[1, p] = w2 | (w3 << _S32)
+    for p in range(out.shape[0]):
+        word_a = words[0, p]
+        word_b = words[1, p]
+        layer_a = np.int32(word_a & _ZIG_MASK)
+        layer_b = np.int32(word_b & _ZIG_MASK)
+        # the 38-bit mantissa word >> 26 as 2^7 (word >> 33) + (its low 7 bits): both below 2^31
+        mantissa_a = _small_float(word_a >> _MANTISSA_HIGH_SHIFT) * 128.0 + _small_float((word_a >> _MANTISSA_SHIFT) & _M7)
+        mantissa_b = _small_float(word_b >> _MANTISSA_HIGH_SHIFT) * 128.0 + _small_float((word_b >> _MANTISSA_SHIFT) & _M7)
+        za = mantissa_a * _ZIG_SCALE[layer_a]
+        zb = mantissa_b * _ZIG_SCALE[layer_b]
         inside_a = za < _ZIG_INNER[layer_a]
         inside_b = zb < _ZIG_INNER[layer_b]
         if (word_a >> _SIGN_BIT) & np.uint64(1):
@@ -266,26 +296,19 @@ def beta_ge1_first_attempts(table, row0, key, tag, sub, first_idx, out):
         zb2 = zb * zb
         coefficient_a = table[row0 + FA_KA, p] if ea >= -0.5 else MT_SQUEEZE
         coefficient_b = table[row0 + FA_KB, p] if eb >= -0.5 else MT_SQUEEZE
-        lead_a = float((word_a >> _LEAD_SHIFT) & _M15)
-        lead_b = float((word_b >> _LEAD_SHIFT) & _M15)
+        lead_a = _small_float((word_a >> _LEAD_SHIFT) & _M15)
+        lead_b = _small_float((word_b >> _LEAD_SHIFT) & _M15)
         settled_a = inside_a & (va > 0.0) & ((lead_a + 1.0) * _U_LEAD <= 1.0 - coefficient_a * za2 * za2)
         settled_b = inside_b & (vb > 0.0) & ((lead_b + 1.0) * _U_LEAD <= 1.0 - coefficient_b * zb2 * zb2)
         x = table[row0 + FA_DA, p] * (va * va * va)
         y = table[row0 + FA_DB, p] * (vb * vb * vb)
         table[row0 + FA_X, p] = x if settled_a else -1.0
         table[row0 + FA_Y, p] = y if settled_b else -1.0
-        table[row0 + FA_WORDS, p] = float(w0)
-        table[row0 + FA_WORDS + 1, p] = float(w1)
-        table[row0 + FA_WORDS + 2, p] = float(w2)
-        table[row0 + FA_WORDS + 3, p] = float(w3)
         out[p] = x / (x + y) if settled_a & settled_b else -1.0
 
 
 @njit(cache=True, inline="always")
 def first_attempt_words(table, row0, p):
     """The two 64-bit words of column p's first block, as beta_ge1_first_attempts read them."""
-    w0 = np.uint64(table[row0 + FA_WORDS, p])
-    w1 = np.uint64(table[row0 + FA_WORDS + 1, p])
-    w2 = np.uint64(table[row0 + FA_WORDS + 2, p])
-    w3 = np.uint64(table[row0 + FA_WORDS + 3, p])
-    return w0 | (w1 << _S32), w2 | (w3 << _S32)
+    words = first_attempt_word_rows(table, row0)
+    return words[0, p], words[1, p]

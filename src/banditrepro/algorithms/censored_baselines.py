@@ -64,12 +64,12 @@ def ucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption, 
 # this is exact).
 #
 # TS: the draws are the cost (one Beta per pair per round). ts_update_fast keeps each pair's gamma
-# constants d = shape - 1/3, c = 1/sqrt(9 d) and squeeze coefficient in rows 2-7, recomputed only
-# when the pair's counts change; ts_select_fast runs every pair's first attempt in
-# beta_sampler.beta_ge1_first_attempts (one Philox block each, a vectorised loop) and finishes the few draws it
+# constants d = shape - 1/3, c = 1/sqrt(9 d) and squeeze coefficient in rows 2-7, recomputed only for
+# the gamma whose count changed; ts_select_fast runs every pair's first attempt in
+# beta_sampler.beta_ge1_first_attempts (one Philox block each, vectorised loops) and finishes the few draws it
 # leaves open with beta_sampler.beta_ge1_finish_words (only the gamma that is open, the other kept in rows 8-9, from
-# the block's words the first attempt kept in rows 10-13): every score is bit for bit beta_sampler.beta_ab's, as in
-# the printed select (the oracle's ts_select).
+# the block's two 64-bit words the first attempt kept in rows 10-11): every score is bit for bit beta_sampler.beta_ab's,
+# as in the printed select (the oracle's ts_select).
 
 UCB_FAST_STATE_ROWS = 6
 _MEAN, _INVSQ, _ARM_BOUND, _ARM_WINDOW = 2, 3, 4, 5
@@ -168,19 +168,24 @@ def ts_update_fast(t, state, taus, lam, params, arm, j_played, reward, consumpti
         p = min(max(p, 0.0), 1.0)
         u, _ = rng.uniform2(key, tag, sub, idx)  # rng.stream_uniform
         idx += np.uint64(1)
-        if u <= p:
+        success = u <= p
+        if success:
             state[0, arm, j] += 1.0
         else:
             state[1, arm, j] += 1.0
-        # the same operations as beta_sampler.beta_ab, done when the counts change instead of every round
-        da = (1.0 + state[0, arm, j]) - 1.0 / 3.0
-        db = (1.0 + state[1, arm, j]) - 1.0 / 3.0
-        state[_DA, arm, j] = da
-        state[_CA, arm, j] = 1.0 / math.sqrt(9.0 * da)
-        state[_KA, arm, j] = min(beta_sampler.SQUEEZE_KAPPA / da, beta_sampler.MT_SQUEEZE)
-        state[_DB, arm, j] = db
-        state[_CB, arm, j] = 1.0 / math.sqrt(9.0 * db)
-        state[_KB, arm, j] = min(beta_sampler.SQUEEZE_KAPPA / db, beta_sampler.MT_SQUEEZE)
+        # the same operations as beta_sampler.beta_ab, done when the counts change instead of every round: for
+        # the gamma whose count changed, and for both at the pair's first update (its constants are still 0)
+        first = state[_DA, arm, j] == 0.0
+        if success or first:
+            da = (1.0 + state[0, arm, j]) - 1.0 / 3.0
+            state[_DA, arm, j] = da
+            state[_CA, arm, j] = 1.0 / math.sqrt(9.0 * da)
+            state[_KA, arm, j] = min(beta_sampler.SQUEEZE_KAPPA / da, beta_sampler.MT_SQUEEZE)
+        if not success or first:
+            db = (1.0 + state[1, arm, j]) - 1.0 / 3.0
+            state[_DB, arm, j] = db
+            state[_CB, arm, j] = 1.0 / math.sqrt(9.0 * db)
+            state[_KB, arm, j] = min(beta_sampler.SQUEEZE_KAPPA / db, beta_sampler.MT_SQUEEZE)
     stream[3] = idx
 
 
@@ -201,6 +206,7 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     # one view of the state, passed whole (see beta_sampler.FIRST_ATTEMPT_ROWS)
     table = state.reshape((state.shape[0], n_pairs))
     beta_sampler.beta_ge1_first_attempts(table, _FIRST_ATTEMPT_ROW, key, tag, sub, base, scores)
+    words = beta_sampler.first_attempt_word_rows(table, _FIRST_ATTEMPT_ROW)
     # finish the draws the first attempt left open (score -1) and take the argmax in the same pass,
     # ties broken as rng.stream_argmax_random_ties does
     best = -np.inf
@@ -209,10 +215,9 @@ def ts_select_fast(t, state, taus, lam, params, scores, stream):
     for p in range(n_pairs):
         v = scores[p]
         if v < 0.0:
-            word_a, word_b = beta_sampler.first_attempt_words(table, _FIRST_ATTEMPT_ROW, p)
             v = beta_sampler.beta_ge1_finish_words(table[_DA, p], table[_CA, p], table[_KA, p], table[_DB, p], table[_CB, p],
-                                          table[_KB, p], table[_X, p], table[_Y, p], word_a, word_b, key, tag, sub,
-                                          base + np.uint64(p))
+                                          table[_KB, p], table[_X, p], table[_Y, p], words[0, p], words[1, p], key, tag,
+                                          sub, base + np.uint64(p))
             scores[p] = v
         if v > best:
             best = v

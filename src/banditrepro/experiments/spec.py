@@ -397,11 +397,3 @@ def _check_diagnosis(config: dict, path: Path) -> None:
             if cid not in kinds:
                 raise ConfigError(f"{where}: cells/{role}: unknown claim {cid!r}")
 
-
-def shard_name(start: int, stop: int) -> str:
-    return f"r{start:06d}-{stop:06d}"
-
-
-def parse_shard_name(name: str) -> tuple[int, int]:
-    a, b = name[1:].split("-")
-    return int(a), int(b)

@@ -81,12 +81,12 @@ def table_dependencies(spec, table: str) -> tuple[list[str], list[str]]:
     return result_dependencies(spec, tspec.get("figures", []), tspec.get("args", {}))
 
 
-def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = None,
+def evaluate_claims(ctx: ResultsContext, not_built: dict[str, str] | None = None,
                     figure: str | None = None) -> pd.DataFrame:
     """One row per claim (of ``figure`` only, when given). A claim whose figure was not built
-    (``unavailable[figure]`` = reason) is ``inconclusive``; a claim on stand-in data is labelled and
+    (``not_built[figure]`` = reason) is ``inconclusive``; a claim on stand-in data is labelled and
     ``inconclusive`` whatever it measures."""
-    unavailable = unavailable or {}
+    not_built = not_built or {}
     rows = []
     for claim in ctx.spec.claims:
         fig = claim["figure"]
@@ -94,7 +94,7 @@ def evaluate_claims(ctx: ResultsContext, unavailable: dict[str, str] | None = No
             continue
         statement = claim["statement"].strip()
         kind = claim_kind(claim)
-        if fig in unavailable:
+        if fig in not_built:
             rows.append((claim["id"], fig, statement, NOT_MEASURED, "", INCONCLUSIVE, kind,
                          claim_cause(claim, INCONCLUSIVE, measured=False)))
             continue

@@ -79,7 +79,7 @@ def scale_warning(scale: str) -> list[str]:
 
 
 def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tables: dict[str, Path],
-                 unavailable: dict[str, str], standin: set[str], prov: dict, out_path: Path,
+                 not_built: dict[str, str], standin: set[str], prov: dict, out_path: Path,
                  robustness: pd.DataFrame | None = None, readings: pd.DataFrame | None = None,
                  mutants: pd.DataFrame | None = None) -> str:
     """The paper's report; with ``robustness`` (its robustness.csv) the claims table gains a column saying
@@ -100,8 +100,8 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
                "are tallied; variant claims test labelled sensitivity variants or alternative readings, sanity "
                "claims hold by construction or are decided by the setup."), ""]
     lines += scale_warning(spec.scale)
-    if unavailable:
-        lines += ["## Figures not built", ""] + [f"- {fig}: {why}" for fig, why in unavailable.items()] + [""]
+    if not_built:
+        lines += ["## Figures not built", ""] + [f"- {fig}: {why}" for fig, why in not_built.items()] + [""]
     if standin:
         lines += ["## Figures on STAND-IN DATA", "",
                   "These figures use synthetic data of the real schema; their claims are inconclusive by design.", ""]

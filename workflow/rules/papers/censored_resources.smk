@@ -55,7 +55,7 @@ if AMES_FOREST == "cached":
 if AMES_FOREST == "recompute":
     from banditrepro.data import processed_outputs
 
-    REQUIREMENT_STATUS[ACTIVE_TABLE] = lambda: dataset_missing_reason(["ameshousing"])
+    REQUIREMENT_STATUS[ACTIVE_TABLE] = lambda: not_built_reason(["ameshousing"])
 
     rule censored_resources_forest_chunk:
         input:

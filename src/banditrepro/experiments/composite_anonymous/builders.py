@@ -148,11 +148,6 @@ def reward_matrix_path(repo_root: Path, dataset: str, file: str) -> Path:
                             "(run the workflow, which fetches or builds it)")
 
 
-def is_standin(path: Path) -> bool:
-    """Stand-in matrices sit in a folder with a STANDIN marker file (see banditrepro.data)."""
-    return (path.parent / "STANDIN").exists() or "standin" in path.parts
-
-
 @dataclass
 class CompositeAdversarialSimulation:
     rewards: np.ndarray  # (T, N) int8

@@ -1,0 +1,182 @@
+"""The build's worker (banditrepro.workflow_worker) and the scripts' hand-off (workflow/scripts/worker_handoff.py):
+a handed job runs in a fork of the worker with the job's streams, directory, environment and exit status; a job
+the worker cannot run (another environment, changed sources) runs in its own process; a cancelled job's fork is
+killed; a failing job harms no other."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from banditrepro import workflow_worker
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = REPO_ROOT / "workflow" / "scripts"
+
+# a workflow script as Snakemake runs it: its preamble defines `snakemake`, then the script's first import
+TOY = textwrap.dedent("""
+    import pickle, sys
+    sys.path.append({scripts!r})
+    snakemake = pickle.loads(open(sys.argv[1], "rb").read())
+    import worker_handoff
+    import json, os, time
+    p = snakemake.params
+    print("to stdout", flush=True)
+    print("to stderr", file=sys.stderr, flush=True)
+    with open(snakemake.output[0], "w") as out:
+        json.dump({{"pid": os.getpid(), "worker": os.environ.get("BANDITREPRO_WORKER_JOB"), "cwd": os.getcwd(),
+                   "extra": os.environ.get("TOY_EXTRA"), "params": dict(p.items())}}, out)
+    if p.sleep:
+        time.sleep(p.sleep)
+    if p.crash:
+        os._exit(p.exit)
+    sys.exit(p.exit)
+""")
+
+
+def _job(tmp_path: Path, name: str, exit=0, sleep=0, crash=False) -> Path:
+    try:  # Snakemake >= 9
+        from snakemake.iocontainers import InputFiles, Log, OutputFiles, Params, ResourceList, Snakemake, Wildcards
+    except ImportError:
+        from snakemake.io import InputFiles, Log, OutputFiles, Params, Wildcards
+        from snakemake.io import Resources as ResourceList
+        from snakemake.script import Snakemake
+
+    params = Params(fromdict={"exit": exit, "sleep": sleep, "crash": crash})
+    job = Snakemake(InputFiles(), OutputFiles([str(tmp_path / f"{name}.json")]), params, Wildcards(), 1, ResourceList(),
+                    Log(), {}, "toy", 0, str(SCRIPTS))
+    path = tmp_path / f"{name}.pickle"
+    path.write_bytes(pickle.dumps(job, protocol=4))
+    return path
+
+
+def _run(tmp_path, toy, name, env, **kw):
+    job = _job(tmp_path, name, **kw)
+    done = subprocess.run([sys.executable, str(toy), str(job)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    return done, json.loads((tmp_path / f"{name}.json").read_text())
+
+
+@pytest.fixture
+def worker(tmp_path):
+    """A worker serving from a copy of the package (PYTHONPATH), so that the test can edit its sources."""
+    package = tmp_path / "package"
+    shutil.copytree(REPO_ROOT / "src" / "banditrepro", package / "banditrepro",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    sock = tmp_path / "w.sock"
+    env = {**os.environ, "PYTHONPATH": str(package)}
+    env.pop(workflow_worker.SOCKET_VARIABLE, None)
+    with open(tmp_path / "worker.log", "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "banditrepro.workflow_worker", "serve", str(sock), "--parent",
+                                 str(os.getpid()), "--repo", str(REPO_ROOT)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 240
+    while not sock.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "worker.log").read_text()
+        time.sleep(0.2)
+    toy = tmp_path / "toy.py"
+    toy.write_text(TOY.format(scripts=str(SCRIPTS)))
+    yield proc, {**env, workflow_worker.SOCKET_VARIABLE: str(sock)}, toy, package, sock
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_worker_runs_jobs_in_forks_and_refuses_what_it_cannot_run(worker, tmp_path):
+    proc, env, toy, package, sock = worker
+    log = tmp_path / "worker.log"
+
+    # a handed job: runs in a fork (not in the client process), with the job's streams and exit status
+    done, seen = _run(tmp_path, toy, "a", env, exit=3)
+    assert seen["worker"] == "1" and seen["cwd"] == str(tmp_path)
+    assert done.returncode == 3 and "to stdout" in done.stdout and "to stderr" in done.stderr
+    # a crashing job (os._exit) fails alone; the next job runs in a fresh fork
+    done, crashed = _run(tmp_path, toy, "b", env, exit=7, crash=True)
+    assert done.returncode == 7 and crashed["worker"] == "1"
+    done, seen = _run(tmp_path, toy, "c", {**env, "TOY_EXTRA": "x"})
+    assert done.returncode == 0 and seen["worker"] == "1" and seen["extra"] == "x"  # the job's own environment
+    assert seen["pid"] != crashed["pid"]
+
+    # another value of a variable that decides imports or numerics: the job runs in its own process
+    done, seen = _run(tmp_path, toy, "d", {**env, "NUMBA_OPT": "1"})
+    assert done.returncode == 0 and seen["worker"] is None
+    assert "environment differs (NUMBA_OPT)" in log.read_text()
+
+    # a cancelled job (its script's process killed): the worker kills the fork
+    job = _job(tmp_path, "e", sleep=120)
+    client = subprocess.Popen([sys.executable, str(toy), str(job)], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "e.json").exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    fork = json.loads((tmp_path / "e.json").read_text())["pid"]
+    client.send_signal(signal.SIGKILL)
+    client.wait()
+    deadline = time.monotonic() + 30
+    while _alive(fork):
+        assert time.monotonic() < deadline, "the cancelled job's fork still runs"
+        time.sleep(0.1)
+
+    # the package's sources changed: the job runs in its own process and the worker restarts on the new sources
+    kernel = package / "banditrepro" / "rng.py"
+    kernel.write_text(kernel.read_text() + "\n# edited\n")
+    done, seen = _run(tmp_path, toy, "f", env)
+    assert done.returncode == 0 and seen["worker"] is None
+    assert "sources changed" in done.stderr
+    deadline = time.monotonic() + 240
+    while "listening" not in log.read_text().split("restarting")[-1]:
+        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)
+    done, seen = _run(tmp_path, toy, "g", env)
+    assert done.returncode == 0 and seen["worker"] == "1"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie (ended, not yet reaped) counts as gone
+    status = Path(f"/proc/{pid}/stat")
+    return not (status.exists() and status.read_text().split(")")[-1].split()[0] == "Z")
+
+
+def test_no_worker_without_local_execution_or_when_switched_off(tmp_path, monkeypatch):
+    monkeypatch.delenv(workflow_worker.SOCKET_VARIABLE, raising=False)
+    assert workflow_worker.start(tmp_path, REPO_ROOT, local=False) is None
+    monkeypatch.setenv(workflow_worker.OPT_OUT, "off")
+    assert workflow_worker.start(tmp_path, REPO_ROOT, local=True) is None
+    assert workflow_worker.SOCKET_VARIABLE not in os.environ
+
+
+def test_the_worker_preloads_every_script_that_hands_off():
+    """Every script of a rule that the main build runs many times imports the hand-off first."""
+    handed = set(workflow_worker.handed_off_scripts(REPO_ROOT))
+    for name in ("simulate_shard", "summarize_figure", "plot_figure", "claims", "table"):
+        script = SCRIPTS / f"{name}.py"
+        assert script in handed
+        first = next(line for line in script.read_text().splitlines() if line.startswith(("import ", "from ")))
+        assert first.startswith("import worker_handoff"), f"{name}.py: the hand-off must be the first import"
+
+
+def test_the_hand_off_speaks_the_workers_protocol(monkeypatch):
+    """worker_handoff.py cannot import the package (it must stay light): its constants are the worker's."""
+    import importlib.util
+
+    monkeypatch.delenv(workflow_worker.SOCKET_VARIABLE, raising=False)  # importing it then hands nothing off
+    spec = importlib.util.spec_from_file_location("worker_handoff_under_test", SCRIPTS / "worker_handoff.py")
+    handoff = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(handoff)
+    for name in ("PROTOCOL", "SOCKET_VARIABLE", "INSIDE_VARIABLE"):
+        assert getattr(handoff, name) == getattr(workflow_worker, name), name
+    assert workflow_worker.HANDOFF_MODULE == "worker_handoff"

@@ -1,0 +1,89 @@
+"""Hand the job of the workflow script that imports this module to the build's worker, if one runs.
+
+Not a rule's script: the first import of the scripts that the main build runs many times (simulations,
+summaries, plots, claims, tables, reports). Importing it does the hand-off, before the script imports
+numpy, numba, pandas or the package: where the build's worker (``banditrepro.workflow_worker``, started by
+the Snakefile's ``onstart`` on a local run) answers on ``$BANDITREPRO_WORKER_SOCKET``, it runs this job in a
+fresh fork of itself, with everything already imported, and this process exits with the job's exit status.
+Otherwise (no worker: a cluster job, ``--no-hooks``, a worker still starting, one that refuses the job
+because the package's sources changed since it started or the environment differs) the import returns and
+the script runs here as it always did.
+
+Standard library only, so that a job handed to the worker costs a bare interpreter and Snakemake's preamble.
+The protocol is banditrepro.workflow_worker's (one request, file descriptors 0-2 passed along, two replies).
+"""
+
+import json
+import os
+import pickle
+import socket
+import struct
+import sys
+
+SOCKET_VARIABLE = "BANDITREPRO_WORKER_SOCKET"
+INSIDE_VARIABLE = "BANDITREPRO_WORKER_JOB"  # set in the worker's fork that runs the job: no second hand-off
+PROTOCOL = 1
+
+
+def _frame(data: bytes) -> bytes:
+    return struct.pack("!I", len(data)) + data
+
+
+def _reply(conn: socket.socket) -> dict | None:
+    """One JSON line from the worker, or None where it closed the connection first."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(4096)
+        if not chunk:
+            return None
+        data += chunk
+    return json.loads(data)
+
+
+def hand_off() -> int | None:
+    """The exit status of the job as the worker ran it, or None where no worker took it (run it here)."""
+    path = os.environ.get(SOCKET_VARIABLE)
+    main = sys.modules.get("__main__")
+    job = getattr(main, "snakemake", None)
+    if not path or os.environ.get(INSIDE_VARIABLE) or job is None:
+        return None
+    # only Snakemake's own job object (a mutant job runs the script under a scratch copy with its own object)
+    if not type(job).__module__.startswith("snakemake."):
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(path)
+    except OSError:
+        conn.close()
+        return None
+    with conn:
+        header = {"protocol": PROTOCOL, "script": os.path.realpath(main.__file__), "argv": list(sys.argv),
+                  "cwd": os.getcwd(),
+                  "environ": dict(os.environ), "path": list(sys.path), "executable": sys.executable,
+                  "prefix": sys.prefix}
+        payload = _frame(json.dumps(header).encode()) + _frame(pickle.dumps(job, protocol=4))
+        try:
+            socket.send_fds(conn, [payload], [0, 1, 2])
+            accepted = _reply(conn)
+        except OSError:
+            return None
+        if not accepted or not accepted.get("accepted"):
+            if accepted and accepted.get("say"):
+                sys.stderr.write(f"banditrepro worker: {accepted['say']}; running the job in its own process\n")
+            return None
+        # from here the job runs in the worker: never run it a second time here
+        try:
+            done = _reply(conn)
+        except OSError:
+            done = None
+    if done is None:
+        sys.stderr.write("banditrepro worker: the worker stopped before the job ended (see logs/worker.log)\n")
+        return 1
+    return int(done["exit"])
+
+
+_status = hand_off()
+if _status is not None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(_status)
