@@ -88,3 +88,27 @@ def test_uniform_ucb_tournament_takes_the_printed_rules_arm(n_arms, horizon, rew
         arm = ucb_choose(step, winner, n_arms)
         assert arm == _uniform_ucb(step, counts, sums, n_arms, log_h), f"step {step}"
         ucb_update(counts, sums, index, winner, arm, REWARDS[rewards](gen, arm_means[arm]), log_h)
+
+
+@settings(max_examples=60, deadline=None)
+@given(counts=st.lists(st.integers(1, 400), min_size=2, max_size=40), seed=st.integers(0, 2**32 - 1),
+       level=st.sampled_from([-0.5, 0.0, 0.25, 0.5, 1.0]), plus=st.booleans(), growth=st.sampled_from([1, 2, 50]))
+def test_indexed_step_takes_the_printed_rules_arm_among_many_satisfied_arms(counts, seed, level, plus, growth):
+    """Histories a run rarely reaches in a few hundred steps: many arms pulled often, so that several have
+    LCB > S and rho = 2 up to rounding (the first index among the printed maxima must win, not the largest
+    key), and keys within a few ulps of -R_t. Constant rewards on a grid of 1/8 make means exact and equal."""
+    gen = np.random.default_rng(seed)
+    n_arms = len(counts)
+    arm_means = np.round(gen.uniform(-0.5, 2.0, n_arms) * 8.0) / 8.0
+    pulls, sums, means, roots = (np.zeros(n_arms) for _ in range(4))
+    index = new_index(n_arms)
+    sat_ucb_reset(pulls, sums, means, roots, *index, n_arms)
+    for arm, n in enumerate(counts):
+        for _ in range(n):
+            sat_ucb_update(pulls, sums, means, roots, *index, arm, float(arm_means[arm]), level)
+    stream, ref_stream = rng.new_stream(11), rng.new_stream(11)
+    total = int(sum(counts))
+    for t in (total, growth * total, 10 * growth * total):  # R_t never decreases between the steps
+        arm = sat_ucb_choose(t, means, roots, n_arms, level, plus, stream, *index)
+        assert arm == _sat_ucb(t, pulls.copy(), sums.copy(), n_arms, level, plus, ref_stream), f"t = {t}"
+        assert np.array_equal(stream, ref_stream)

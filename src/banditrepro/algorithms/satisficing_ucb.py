@@ -29,9 +29,10 @@ decrease when r and x grow; the others wait in a second tournament tree until th
 (about two thirds of the steps of SAT-UCB(+) on the concave grids of 50 arms, none on the Lipschitz
 grids) scans all arms.
 
-Rounding: with eps = 2^-53, q = sqrt(n) as cached and G = (max|mu| + |S|) max q + R_t, the printed rho
-times R_t differs from min(k, R_t) (and the key from k) by less than 20 eps G, and the printed UCB test
-decides k >= -R_t wrongly only within 3 eps G of it; PRUNE_SLACK G is 10^12 eps G, over 10^4 times more.
+Rounding: with eps = 2^-53, q = sqrt(n) as cached and G = (max|mu| + |S|) max q + R_t, the printed
+(rho - 1) R_t differs from min(k, R_t) (and the key from k) by less than 20 eps G, and the printed UCB test
+and the key disagree on k >= -R_t only within 4 eps G of -R_t; PRUNE_SLACK G = 10^-12 G is about
+9,000 eps G, over 400 times the larger bound (and G is over-estimated: max|mu| and max q of the run so far).
 """
 
 from __future__ import annotations

@@ -31,9 +31,9 @@ from numba import njit
 
 from ... import rng
 from ...algorithms import select as select_alg
+from ...algorithms.arm_trees import new_tournament
 from ...algorithms.convex_1d import STATE_SIZE as CONVEX_STATE_SIZE
 from ...algorithms.convex_1d import convex_choose, convex_reset, convex_set_horizon, convex_update
-from ...algorithms.arm_trees import new_tournament
 from ...algorithms.lipschitz_ucb import cell_centres, cells_per_axis, ucb_choose, ucb_reset, ucb_update
 from ...algorithms.satisficing_ucb import new_index, sat_ucb_choose, sat_ucb_reset, sat_ucb_update
 from ...algorithms.select import ORACLE_BETA_TS, ORACLE_TS, ORACLE_UNIFORM_UCB
