@@ -357,31 +357,45 @@ def test_verdict_line_counts_headline_claims_only():
     assert verdict_line(df[df.kind == "headline"]).endswith("· variant: none · sanity: none")
 
 
-def test_headline_sentence_names_what_did_not_reproduce():
+def test_headline_sentence_counts_in_plain_words_and_leaves_claim_ids_to_the_table():
     assert headline_sentence(_claims_df(TALLY_ROWS)) == (
-        "2 of the paper's 4 headline claims reproduce. 1 does not reproduce: H2. 1 is inconclusive on the "
-        "measurement: H3.")
+        "2 of the paper's 4 headline claims reproduce. 1 does not reproduce. 1 is inconclusive on the measurement.")
     two_bad = _claims_df([("A", "not_reproduced", "headline"), ("B", "not_reproduced", "headline"),
                           ("C", "reproduced", "headline")])
-    assert headline_sentence(two_bad) == "1 of the paper's 3 headline claims reproduces. 2 do not reproduce: A and B."
+    assert headline_sentence(two_bad) == "1 of the paper's 3 headline claims reproduces. 2 do not reproduce."
     assert headline_sentence(_claims_df(TALLY_ROWS[-2:])) == "This paper has no headline claims."
     unbuilt = _claims_df(TALLY_ROWS).assign(measured=["m", "m", "m", "not measured"] + ["m"] * 4,
                                             verdict=["reproduced", "not_reproduced", "inconclusive", "inconclusive"]
                                             + ["reproduced"] * 4)
     assert headline_sentence(unbuilt) == (
-        "1 of the paper's 4 headline claims reproduces, while H4 could not be measured because its figure was not "
-        "built. 1 does not reproduce: H2. 1 is inconclusive on the measurement: H3.")
+        "1 of the paper's 4 headline claims reproduces. 1 could not be measured because its figure was not built. "
+        "1 does not reproduce. 1 is inconclusive on the measurement.")
 
 
-def test_headline_sentence_names_stand_in_data_in_its_first_sentence():
+def test_headline_sentence_counts_failures_by_cause_and_premises_apart():
+    rows = _claims_df([("A", "not_reproduced", "headline"), ("B", "not_reproduced", "headline"),
+                       ("C", "not_reproduced", "headline"), ("D", "inconclusive", "headline"),
+                       ("E", "inconclusive", "headline"), ("F", "reproduced", "headline")])
+    rows = rows.assign(cause=["x", "x", "", "x", "x", ""],
+                       measured=["m", "m", "m", "m", "premise not met: A not reproduced (m); own check ...", "m"])
+    text = headline_sentence(rows, {"x": "the printed bonus"})
+    assert text == ("1 of the paper's 6 headline claims reproduces. 3 do not reproduce. 2 fail because of the printed "
+                    "bonus. 1 fails because of a cause not yet diagnosed. 1 is inconclusive because the advantage or "
+                    "contrast it presupposes does not hold (premise not met). 1 is inconclusive on the measurement, "
+                    "because of the printed bonus.")
+    assert not any(cid in text.split() for cid in "ABCDEF")  # claim ids stay in the claims table
+    one_cause = rows.assign(cause=["x", "x", "x", "x", "x", ""])
+    assert "3 do not reproduce, all because of the printed bonus." in headline_sentence(one_cause, {"x": "the printed bonus"})
+
+
+def test_headline_sentence_counts_stand_in_data_apart():
     standin = _claims_df(TALLY_ROWS).assign(
         statement=["s", "s", "[STAND-IN DATA] s", "[STAND-IN DATA] s"] + ["s"] * 4,
         measured=["m", "m", "m", "not measured"] + ["m"] * 4,
         verdict=["reproduced", "not_reproduced", "inconclusive", "inconclusive"] + ["reproduced"] * 4)
     text = headline_sentence(standin)
-    first = text.split(". ")[0]
-    assert "H3 is counted inconclusive because its figure runs on stand-in data" in first
-    assert "H4 could not be measured because its figure was not built" in first
+    assert "1 is counted inconclusive because its figure runs on stand-in data." in text
+    assert "1 could not be measured because its figure was not built." in text
     assert "inconclusive on the measurement" not in text  # H3 is not counted twice
 
 

@@ -117,6 +117,8 @@ def is_path_token(token: str) -> bool:
         return False
     if token.endswith(DATA_SUFFIXES) and "/" not in token:
         return False  # a file name of an output (claims.csv, fetch_record.json)
+    if ":" in token.split("/")[0]:
+        return False  # a key with a prefix (`readings:<reading>/<claim>` of mutants.csv), not a path
     if token.count("/") == 1 and token.endswith("/"):
         return False  # one folder name (`algorithms/`, `ameshousing/` of a mirror): too vague to check
     return "/" in token or token.endswith(SOURCE_SUFFIXES)

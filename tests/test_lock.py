@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from banditrepro import lock as L
+from banditrepro import provenance
 from banditrepro.layout import result_csvs
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -240,13 +241,27 @@ def test_cell_relative_difference_compares_numbers_inside_text():
     assert L.cell_relative_difference("0.0", "1e-300") == 1.0
 
 
-def _run_verify_script(root: Path, files: dict[str, str]) -> tuple[int, str]:
-    """workflow/scripts/verify.py as the verify rule runs it (one paper, smoke scale)."""
+TREE_SOURCES = {"sha256": "a" * 64, "files": 3}  # the sources digest of "the tree" in the verify-script tests
+
+
+def _record_sources(root: Path, files, sources: dict | None) -> None:
+    """Sidecars for ``files`` as a workflow job writes them, recording ``sources`` (None: recording none)."""
+    for rel in files:
+        prov = provenance.record({"scale": "smoke"}, 1, root, sources)
+        provenance.write_sidecar(root / rel, prov)
+
+
+def _run_verify_script(root: Path, files: dict[str, str], shards=(), recorded: dict | None = TREE_SOURCES
+                       ) -> tuple[int, str]:
+    """workflow/scripts/verify.py as the verify rule runs it (one paper, smoke scale), on results whose
+    provenance records the sources ``recorded`` (the tree's, TREE_SOURCES, unless told)."""
     import runpy
     from types import SimpleNamespace
 
+    _record_sources(root, files, recorded)
     params = SimpleNamespace(repo_root=str(root), scale="smoke", files={"p": files}, not_built={"p": {}},
-                             measured_time={"p": {}}, verdict_papers=[], papers=["p"])
+                             measured_time={"p": {}}, verdict_papers=[], papers=["p"], sources={"p": TREE_SOURCES},
+                             shards={"p": list(shards)})
     log = root / "verify.log"
     try:  # workflow_io.run returns on success and exits 1 on failure
         runpy.run_path(str(REPO_ROOT / "workflow" / "scripts" / "verify.py"),
@@ -302,3 +317,83 @@ def test_verify_offers_to_relock_only_the_papers_that_differ(tmp_path):
     _write(tmp_path, summary_path, SUMMARY.replace(",2.5,0.2,", ",2.75,0.2,"))
     code, text = _run_verify_script(tmp_path, files)
     assert code == 1 and "`snakemake --cores 2 lock --config scale=smoke 'papers=[p]'`" in text, text
+
+
+# ------------------------------------------------------------------------- results of other sources
+
+
+def _shard(root: Path, rel: str, sources: dict | None) -> str:
+    """A one-replication shard whose provenance records ``sources``."""
+    import numpy as np
+
+    from banditrepro.shards import save_shard
+    from banditrepro.simulation_output import SimulationOutput
+
+    out = SimulationOutput(checkpoints=np.array([1]), curves={"regret": np.zeros((1, 1))}, finals={}, pulls=None)
+    save_shard(root / rel, {"ucb": out}, 0, 1, provenance.record({"scale": "smoke"}, 1, root, sources))
+    return rel
+
+
+def test_verify_refuses_results_of_other_sources_even_when_their_numbers_match_the_lock(tmp_path):
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": ("fig1", SUMMARY),
+                                           "results/p/claims.csv": ("claims", CLAIMS)})
+    code, text = _run_verify_script(tmp_path, files)
+    assert code == 0 and text.startswith("verify OK at scale smoke"), text
+    other = {"sha256": "b" * 64, "files": 3}
+    for recorded, shown in ((other, "sources bbbbbbbbbbbb"), (None, "sources not recorded")):
+        code, text = _run_verify_script(tmp_path, files, recorded=recorded)
+        assert code == 1, text
+        assert text.startswith("verify FAILED at scale smoke: results built from other package sources than this "
+                               "tree's\n"), text
+        assert "OK" not in text and "differ from the committed lock" not in text
+        assert f"results/p/claims.csv ({shown})" in text and f"results/p/fig1/summary.csv ({shown})" in text
+        assert "the tree's sources for it are aaaaaaaaaaaa (3 files)" in text
+        assert "`snakemake --cores 2 p --config scale=smoke --forcerun simulate_shard`, then " \
+               "`snakemake --cores 2 verify --config scale=smoke`" in text
+        assert "lock --config" not in text  # a stale result is rebuilt, never locked
+
+
+def test_verify_refuses_current_results_made_from_shards_of_other_sources(tmp_path):
+    """A summary rebuilt by the current code from shards the old code simulated is stale too."""
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": ("fig1", SUMMARY)})
+    fresh = _shard(tmp_path, "results/p/shards/e1/r000000-000001.npz", TREE_SOURCES)
+    code, text = _run_verify_script(tmp_path, files, shards=[fresh])
+    assert code == 0, text
+    old = _shard(tmp_path, "results/p/shards/e1/r000001-000002.npz", {"sha256": "c" * 64, "files": 2})
+    code, text = _run_verify_script(tmp_path, files, shards=[fresh, old])
+    assert code == 1 and "1 result file(s) of p were built from other package sources" in text, text
+    assert "results/p/shards/e1/r000001-000002.npz (sources cccccccccccc)" in text
+    assert "r000000-000001" not in text
+
+
+def test_stale_results_are_named_up_to_a_few_per_paper_then_counted(tmp_path):
+    files = [_write(tmp_path, f"results/p/fig{i}/summary.csv", SUMMARY) for i in range(L.STALE_SHOWN + 3)]
+    _record_sources(tmp_path, files[:-1], {"sha256": "b" * 64, "files": 3})
+    _record_sources(tmp_path, files[-1:], TREE_SOURCES)
+    missing = "results/p/fig99/summary.csv"  # not built: verify names it missing, it is not stale
+    stale = L.stale_by_paper(tmp_path, {"p": files + [missing], "q": files[-1:]}, {"p": TREE_SOURCES, "q": TREE_SOURCES})
+    assert list(stale) == ["p"] and [s.path for s in stale["p"]] == sorted(files[:-1])
+    lines = L.stale_lines(stale, {"p": TREE_SOURCES}, "paper", "run it again")
+    assert lines[0].startswith(f"{L.STALE_SHOWN + 2} result file(s) of p were built from other package sources")
+    assert sum(line.startswith("    results/") for line in lines) == L.STALE_SHOWN
+    assert "    ... and 2 more" in lines
+    assert lines[-1].startswith("Rebuild them with the current sources: "
+                                "`snakemake --cores 2 p --config scale=paper --forcerun simulate_shard`, then run it again.")
+
+
+def test_lock_script_refuses_results_of_other_sources(tmp_path):
+    import runpy
+    from types import SimpleNamespace
+
+    files = {_write(tmp_path, "results/p/fig1/summary.csv", SUMMARY): "fig1"}
+    _record_sources(tmp_path, files, {"sha256": "b" * 64, "files": 3})
+    params = SimpleNamespace(repo_root=str(tmp_path), scale="smoke", seed=1, files={"p": files}, not_built={"p": {}},
+                             measured_time={"p": {}}, papers=["p"], sources={"p": TREE_SOURCES}, shards={"p": []})
+    log = tmp_path / "lock.log"
+    with pytest.raises(SystemExit) as stop:
+        runpy.run_path(str(REPO_ROOT / "workflow" / "scripts" / "lock.py"),
+                       init_globals={"snakemake": SimpleNamespace(params=params, log=[str(log)])})
+    assert stop.value.code == 1
+    assert log.read_text().startswith("lock REFUSED at scale smoke: results built from other package sources")
+    assert "results/p/fig1/summary.csv (sources bbbbbbbbbbbb)" in log.read_text()
+    assert not L.lock_path(tmp_path, "p", "smoke").exists()

@@ -328,11 +328,15 @@ def test_glance_table_counts_headline_claims_and_states_the_headline_sentence():
     table = glance.glance_table(GLANCE_ROWS).splitlines()
     assert table[0] == "| " + " | ".join(glance.GLANCE_HEADER) + " |"
     assert table[2] == ("| `p` | 2 | 1 | 0 | 1 | 1 of the paper's 2 headline claims reproduces. 1 is inconclusive "
-                        "on the measurement: B. |")
-    # a pipe in a claim id is escaped so that the Markdown row keeps its cells
-    assert table[3] == ("| `q` | 2 | 0 | 1 | 1 | 0 of the paper's 2 headline claims reproduce, while C1 could not be "
-                        "measured because its figure was not built. 1 does not reproduce: C\\|2. |")
+                        "on the measurement. |")
+    assert table[3] == ("| `q` | 2 | 0 | 1 | 1 | 0 of the paper's 2 headline claims reproduce. 1 could not be "
+                        "measured because its figure was not built. 1 does not reproduce. |")
     assert len(table) == 4
+    # with the papers' configs, the failures are counted by the cause each claim declares, in the reports' words;
+    # a pipe in a label is escaped so that the Markdown row keeps its cells
+    configs = {"q": {"claims": [{"id": "C|2", "cause": "odd"}], "causes": {"odd": {"label": "a | b", "reading": "r"}}}}
+    assert glance.glance_table(GLANCE_ROWS, configs).splitlines()[3].endswith(
+        "1 does not reproduce, because of a \\| b. |")
 
 
 def test_glance_disagreements_name_what_differs():
@@ -354,7 +358,8 @@ def test_glance_disagreements_name_what_differs():
 
 def test_readme_results_at_a_glance_agrees_with_the_committed_verdicts_file():
     rows = read_verdicts(REPO_ROOT / VERDICTS_FILE)
-    problems = glance.glance_disagreements((REPO_ROOT / "README.md").read_text(), rows)
+    configs = {paper: load_paper(paper, "paper", REPO_ROOT).config for paper in glance.rows_by_paper(rows)}
+    problems = glance.glance_disagreements((REPO_ROOT / "README.md").read_text(), rows, configs)
     assert not problems, ("README.md and config/locks/verdicts.paper.csv disagree (regenerate with "
                           f"`snakemake --cores 1 results_at_a_glance`): {problems}")
 

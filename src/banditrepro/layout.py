@@ -18,8 +18,9 @@ the robustness targets; logs likewise under ``logs`` or ``logs/robustness/seed<S
     results/<paper>/report.md                          a paper's replication report
     results/<paper>/robustness.csv                     headline verdicts under the extra root seeds
     results/<paper>/mutants.csv                        each planted bug's effect on the verdicts
-    results/mutants/<mutant>/package/banditrepro/      the scratch copy of the package with one bug planted
-    results/mutants/<mutant>/<paper>/...               shards, summaries, claims built by that copy
+    results/mutants/<mutant>/package/                  the scratch copy of the project with one bug planted
+    results/mutants/<mutant>/<paper>/...               shards, summaries, claims, tables built by that copy
+    results/mutants/<mutant>/data/...                  data sets preprocessed by that copy
     results/<paper>/<name>/...                         files private to a paper's own rules (paper_file)
     results/report.md                                  the overall report
     figures/<paper>/<figure>.{png,pdf}                 a figure
@@ -164,8 +165,15 @@ def mutant_root(mutant) -> str:
 
 
 def mutant_package_dir(mutant) -> str:
-    """The folder put on PYTHONPATH by a mutant's jobs: it holds the patched copy ``banditrepro/``."""
+    """The scratch copy of the project a mutant's jobs run: ``src/banditrepro`` (put on PYTHONPATH) and
+    ``workflow/scripts`` with the bug planted, links to the configs and the data."""
     return f"{mutant_root(mutant)}/package"
+
+
+def mutant_data_path(mutant, path) -> str:
+    """A data file or folder the main build has at ``path`` (relative to the root), as the mutant's
+    preprocessing writes it."""
+    return f"{mutant_root(mutant)}/{path}"
 
 
 def mutant_shard_file(mutant, paper, experiment, shard) -> str:
@@ -178,6 +186,23 @@ def mutant_figure_csv(mutant, paper, figure, kind) -> str:
 
 def mutant_figure_claims_file(mutant, paper, figure) -> str:
     return f"{mutant_root(mutant)}/{paper}/claims/{figure}.csv"
+
+
+def mutant_sequential_look_file(mutant, paper, claim) -> str:
+    """Look 0 of a sequential claim (the paper's replications) under a mutant."""
+    return f"{mutant_root(mutant)}/{paper}/sequential/{claim}/look0.json"
+
+
+def mutant_claims_file(mutant, paper) -> str:
+    return f"{mutant_root(mutant)}/{paper}/claims.csv"
+
+
+def mutant_readings_file(mutant, paper) -> str:
+    return f"{mutant_root(mutant)}/{paper}/readings.csv"
+
+
+def mutant_table_file(mutant, paper, table, ext) -> str:
+    return f"{mutant_root(mutant)}/{paper}/tables/{table}.{ext}"
 
 
 def mutant_log(mutant, *parts) -> str:
@@ -315,10 +340,19 @@ MUTANT_SHARD_PATTERN = mutant_shard_file(_M, _P, _E, _S)
 MUTANT_SUMMARY_PATTERN = mutant_figure_csv(_M, _P, _F, "summary")
 MUTANT_REFERENCE_PATTERN = mutant_figure_csv(_M, _P, _F, "reference")
 MUTANT_FIGURE_CLAIMS_PATTERN = mutant_figure_claims_file(_M, _P, _F)
+MUTANT_SEQUENTIAL_LOOK_PATTERN = mutant_sequential_look_file(_M, _P, "{claim}")
+MUTANT_CLAIMS_PATTERN = mutant_claims_file(_M, _P)
+MUTANT_READINGS_PATTERN = mutant_readings_file(_M, _P)
+MUTANT_TABLE_CSV_PATTERN = mutant_table_file(_M, _P, _T, "csv")
+MUTANT_TABLE_MD_PATTERN = mutant_table_file(_M, _P, _T, "md")
 MUTANT_PACKAGE_LOG_PATTERN = mutant_log(_M, "package.log")
 MUTANT_SIMULATE_LOG_PATTERN = mutant_log(_M, _P, "simulate", _E, f"{_S}.log")
 MUTANT_SUMMARIZE_LOG_PATTERN = mutant_log(_M, _P, "summarize", f"{_F}.log")
+MUTANT_SEQUENTIAL_LOOK_LOG_PATTERN = mutant_log(_M, _P, "sequential", "{claim}.log")
 MUTANT_FIGURE_CLAIMS_LOG_PATTERN = mutant_log(_M, _P, "claims", f"{_F}.log")
+MUTANT_CLAIMS_LOG_PATTERN = mutant_log(_M, _P, "claims.log")
+MUTANT_READINGS_LOG_PATTERN = mutant_log(_M, _P, "readings.log")
+MUTANT_TABLE_LOG_PATTERN = mutant_log(_M, _P, "tables", f"{_T}.log")
 MUTANTS_LOG_PATTERN = paper_log(_P, "mutants.log")
 
 SIMULATE_LOG_PATTERN = simulate_log(_P, _E, _S)

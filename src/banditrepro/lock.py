@@ -16,6 +16,11 @@ last paper-scale build. `verify` at paper scale compares verdicts and kinds exac
 ``measured`` within :data:`MEASURED_REL_TOL` (relative) or one unit of its last printed digit, whichever is
 larger, the text around the numbers exactly.
 
+A lock is only ever compared with, or made from, results of the current package sources: every result
+records the digest of the sources its job ran with (banditrepro.sources; a shard in its own provenance,
+a CSV in its sidecar), and :func:`stale_results` finds those that record another digest (or none). `verify`
+and `lock` refuse them, naming the files and the command that rebuilds them (:func:`stale_lines`).
+
 Every number is meant to come out the same bits on any x86-64 CPU (banditrepro.portable). A file whose
 numbers differ from the lock only in their last bits (every differing value within
 :data:`PLATFORM_REL_TOL` relative, the text around the numbers and every other cell unchanged) is
@@ -37,8 +42,10 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from .layout import LOCK_DIR, VERDICTS_FILE, content_path, lock_path
+from .layout import LOCK_DIR, VERDICTS_FILE, content_path, lock_path, sidecar
+from .provenance import recorded_sources
 from .report.vocabulary import DEFAULT_KIND
+from .shards import ShardError, read_shard_provenance
 
 __all__ = ["LOCK_DIR", "VERDICTS_FILE", "content_path", "lock_path"]  # where the locks live: banditrepro.layout
 
@@ -60,6 +67,8 @@ PLATFORM_REL_TOL = 1e-12
 PLATFORM_ROUNDING = "platform rounding"
 #: compressed content above this size is not stored (the lock keeps the hashes; rows cannot be named)
 MAX_CONTENT_BYTES = 4_000_000
+#: stale result files named per paper in a refusal (then how many more)
+STALE_SHOWN = 5
 
 # Key columns that identify a row, per kind of result file (the first that fits is used).
 ROW_KEYS = (
@@ -388,6 +397,81 @@ def version_differences(locked: dict[str, str], installed: dict[str, str] | None
     installed = installed or installed_versions()
     return [f"{name} {installed.get(name, 'not installed')} (lock: {version})"
             for name, version in sorted(locked.items()) if installed.get(name) != version]
+
+
+# ------------------------------------------------------------------------------------- stale results
+
+
+@dataclass
+class StaleResult:
+    path: str
+    recorded: str | None  # the sources digest its provenance records; None when it records none
+
+
+def result_sources(root: Path | str, rel: str) -> str | None:
+    """The sources digest a result records: a shard (``.npz``) in its own provenance, any other result in its
+    sidecar (``<file>.provenance.json``). None when it records none or its provenance cannot be read."""
+    path = Path(root) / rel
+    try:
+        if path.suffix == ".npz":
+            prov = read_shard_provenance(path)
+        else:
+            prov = json.loads(Path(sidecar(path)).read_text(encoding="utf-8"))
+    except (OSError, ValueError, ShardError):
+        return None
+    return recorded_sources(prov) if isinstance(prov, dict) else None
+
+
+def stale_results(root: Path | str, files, current: str) -> list[StaleResult]:
+    """Of ``files`` (paths relative to ``root``), those that exist and record other package sources than
+    ``current`` (the digest of the tree's sources for their paper), or none: made by other code than the
+    current tree's, their numbers say nothing about it. A missing file is not stale (it is missing)."""
+    stale = []
+    for rel in sorted(set(files)):
+        if not (Path(root) / rel).exists():
+            continue
+        recorded = result_sources(root, rel)
+        if recorded != current:
+            stale.append(StaleResult(rel, recorded))
+    return stale
+
+
+def stale_by_paper(root: Path | str, results: dict[str, list[str]], sources: dict[str, dict]
+                   ) -> dict[str, list[StaleResult]]:
+    """{paper: its stale results} of the papers in ``results`` ({paper: result paths}) that have any, each
+    compared with ``sources[paper]`` (the tree's, ``{"sha256", "files"}``)."""
+    stale = {paper: stale_results(root, files, sources[paper]["sha256"]) for paper, files in results.items()}
+    return {paper: files for paper, files in stale.items() if files}
+
+
+def rebuild_command(papers, scale: str) -> str:
+    """The command that rebuilds every result of ``papers`` with the current sources: forcing the simulations
+    reruns everything made from them, whatever Snakemake recorded (or did not) about the files there."""
+    return f"snakemake --cores 2 {' '.join(papers)} --config scale={scale} --forcerun simulate_shard"
+
+
+def stale_lines(stale: dict[str, list[StaleResult]], current: dict[str, dict], scale: str, then: str) -> list[str]:
+    """What `verify` and `lock` say about results built from other sources than the tree's: per paper how many,
+    the first few with the digest each records, and the command that rebuilds them (``then``: what to run
+    after it)."""
+    papers = [p for p, files in stale.items() if files]
+    if not papers:
+        return []
+    lines = [f"{sum(len(stale[p]) for p in papers)} result file(s) of {', '.join(papers)} were built from other "
+             "package sources than this tree's (or record none), so they say nothing about the current code:"]
+    for paper in papers:
+        here = current[paper]
+        lines.append(f"  {paper}: {len(stale[paper])} file(s); the tree's sources for it are "
+                     f"{here['sha256'][:12]} ({here['files']} files)")
+        for item in stale[paper][:STALE_SHOWN]:
+            lines.append(f"    {item.path} (sources {item.recorded[:12] if item.recorded else 'not recorded'})")
+        if len(stale[paper]) > STALE_SHOWN:
+            lines.append(f"    ... and {len(stale[paper]) - STALE_SHOWN} more")
+    lines.append(f"Rebuild them with the current sources: `{rebuild_command(papers, scale)}`, then {then}. "
+                 "(A build reruns such results by itself where Snakemake recorded making them, since the sources "
+                 "are a param of their jobs; results copied in, or kept by `--rerun-triggers mtime`, need "
+                 "the --forcerun.)")
+    return lines
 
 
 # ------------------------------------------------------------------------------------------ verdicts

@@ -15,24 +15,19 @@ read again and can be deleted at any time.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from pathlib import Path
+
+from .sources import sources_digest
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _PREFIX = "banditrepro-"
 
 
 def source_hash() -> str:
-    """sha256 over every .py file of the package (relative path and bytes), in sorted order."""
-    digest = hashlib.sha256()
-    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
-        digest.update(path.relative_to(_PACKAGE_DIR).as_posix().encode())
-        digest.update(b"\0")
-        digest.update(path.read_bytes())
-        digest.update(b"\0")
-    return digest.hexdigest()
+    """sha256 over every .py file of the package (relative path and bytes, banditrepro.sources.sources_digest)."""
+    return sources_digest((p.relative_to(_PACKAGE_DIR).as_posix() for p in _PACKAGE_DIR.rglob("*.py")), _PACKAGE_DIR)
 
 
 def base_dir(environ=os.environ) -> Path:

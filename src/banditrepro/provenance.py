@@ -43,8 +43,11 @@ def _without_execution_settings(obj):
     return obj
 
 
-def record(config_subset: dict, seed: int, repo_root: Path | str = ".", **extra) -> dict:
-    """Provenance of a result: the config it came from (and its hash), seed, version, commit."""
+def record(config_subset: dict, seed: int, repo_root: Path | str = ".", sources: dict | None = None,
+           **extra) -> dict:
+    """Provenance of a result: the config it came from (and its hash), seed, version, commit and, from the
+    workflow, ``sources``: the digest of the package sources its job ran with and how many files it covers
+    (``{"sha256", "files"}``, banditrepro.sources.sources_record), which `verify` compares with the tree's."""
     config_subset = _without_execution_settings(config_subset)
     return {
         "package": "banditrepro",
@@ -53,8 +56,16 @@ def record(config_subset: dict, seed: int, repo_root: Path | str = ".", **extra)
         "seed": int(seed),
         "config_sha256": config_hash(config_subset),
         "config": config_subset,
+        **({"sources": dict(sources)} if sources is not None else {}),
         **extra,
     }
+
+
+def recorded_sources(prov: dict) -> str | None:
+    """The sources digest a provenance record holds; None for a result made outside the workflow or before
+    results recorded their sources."""
+    sources = prov.get("sources")
+    return sources.get("sha256") if isinstance(sources, dict) else None
 
 
 def write_sidecar(result_path: Path | str, prov: dict) -> Path:

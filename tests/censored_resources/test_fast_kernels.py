@@ -1,6 +1,6 @@
 """The simulation loop's fast kernels make exactly the reference kernels' choices with the same draws.
 
-The reference kernels (the oracle src/banditrepro/experiments/censored_resources/reference.py: rcucb_select, ucb_select,
+The reference kernels (the oracle tests/kernel_oracles/censored.py: rcucb_select, ucb_select,
 ts_select, ts_update, with the shared count updates rcucb_update and ucb_update) are the ones checked by
 hand in test_policies.py; the fast ones keep derived terms in extra state rows and skip
 work that cannot change the argmax. Both are driven here through the same random histories; every
@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_oracles import censored as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import beta_sampler, rcucb
 from banditrepro.algorithms import censored_baselines as cb
 from banditrepro.environments import censored as ce
-from banditrepro.experiments.censored_resources import reference as oracle
 
 KAPPA = 0.1
 

@@ -1,7 +1,7 @@
 """RCUCB, its variants and the App. E.1 baselines: hand-computed updates and indices.
 
 The selects (and the Thompson update) checked here are the printed forms kept as the test oracle
-(src/banditrepro/experiments/censored_resources/reference.py); test_fast_kernels.py checks that the production kernels make
+(tests/kernel_oracles/censored.py); test_fast_kernels.py checks that the production kernels make
 their choices with the same draws."""
 
 import math
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_oracles import censored as oracle
 from scipy import stats
 
 from banditrepro import rng
 from banditrepro.algorithms import censored_baselines as cb
 from banditrepro.algorithms import rcucb
-from banditrepro.experiments.censored_resources import reference as oracle
 
 TAUS = np.array([0.2, 0.5, 1.0])
 LAM = np.array([0.02, 0.05, 10.0])

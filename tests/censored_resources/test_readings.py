@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kernel_oracles import censored as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import censored_baselines as cb
 from banditrepro.experiments.censored_resources import builders, forest_model
-from banditrepro.experiments.censored_resources import reference as oracle
 from banditrepro.experiments.spec import load_paper
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
 """Unit tests of the penalized-fairness policies: hand-computed cases, and the production batch loop
-against the engine running the oracle kernels (src/banditrepro/experiments/penalized_fairness/reference.py)."""
+against the engine running the oracle kernels (tests/kernel_oracles/fairness.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from kernel_oracles import fairness as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import fairness as fair
@@ -14,7 +15,6 @@ from banditrepro.algorithms.ucb import ucb1
 from banditrepro.engine import StepSimulation
 from banditrepro.environments.finite import gaussian_arms, threshold_gaps
 from banditrepro.experiments.penalized_fairness import builders, loops
-from banditrepro.experiments.penalized_fairness import reference as oracle
 
 
 def _state(counts, sums, queues=None):

@@ -335,5 +335,27 @@ def test_select_warm_start_first_round_identical_then_oracle_keeps_data():
     # round 1 (t <= 8) draws the same numbers; afterwards the warm oracle knows the arms
     np.testing.assert_array_equal(cold.curves["regret"][:, 0], warm.curves["regret"][:, 0])
     assert not np.array_equal(cold.curves["regret"][:, 1], warm.curves["regret"][:, 1])
-    with pytest.raises(ValueError):
-        SelectSimulation("uniform_ucb", capped_gaussian_bump(), 0.5, SelectVariant(warm_start=True)).run(nk, pk, chk)
+
+
+def test_select_warm_start_with_uniform_ucb_is_one_oracle_on_the_horizons_grid(monkeypatch):
+    """V3 with the Uniform UCB oracle (issue 38, Fig 4): not restarted, the oracle is one UCB(H) on the grid of
+    the run's horizon H, so every round's Step 1 draws from that one grid; the cold run's rounds use the grid of
+    their own t_i."""
+    from banditrepro.experiments.satisficing_select import loops
+
+    seen = []
+    real = loops.grid_means_table
+
+    def spy(env, horizons, exponent=None, lipschitz=None):
+        seen.append(list(np.asarray(horizons)))
+        return real(env, horizons, exponent, lipschitz)
+
+    monkeypatch.setattr(loops, "grid_means_table", spy)
+    env, nk, pk = capped_gaussian_bump(), np.array([5, 6], dtype=np.uint64), np.array([8, 9], dtype=np.uint64)
+    chk = np.array([500, 1000])
+    cold = SelectSimulation("uniform_ucb", env, 1.5).run(nk, pk, chk)
+    warm = SelectSimulation("uniform_ucb", env, 1.5, SelectVariant(warm_start=True)).run(nk, pk, chk)
+    cold_grids, warm_grids = seen
+    assert len(set(cold_grids)) > 1 and set(warm_grids) == {1000}
+    assert len(warm_grids) == len(cold_grids)
+    assert np.all(warm.curves["regret"] >= 0) and not np.array_equal(cold.curves["regret"], warm.curves["regret"])

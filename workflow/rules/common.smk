@@ -9,8 +9,10 @@ from snakemake.exceptions import WorkflowError
 from banditrepro import layout
 from banditrepro.experiments.spec import ConfigError, load_paper, select_papers
 from banditrepro.layout import shard_name
-from banditrepro.report.claims import claim_dependencies, claim_figures, table_dependencies
+from banditrepro.report.claims import claim_dependencies, claim_figures, claims_of_figure, table_dependencies
+from banditrepro.report.deviations import DEVIATIONS_FILE, FIRST_FORMS_FILE
 from banditrepro.report.findings import FindingsError, check_findings
+from banditrepro.sources import paper_modules, sources_record
 
 
 wildcard_constraints:
@@ -28,6 +30,29 @@ def run_seed(wildcards):
 def extra_seed(wildcards):
     """The {seed} of a robustness job (the key of its results root, banditrepro.layout), else None."""
     return wildcards.seed if hasattr(wildcards, "seed") else None
+
+
+# The package sources a paper's jobs run with (banditrepro.sources: the paper's package and the generic modules
+# the workflow loads, closed under their imports): their digest is a param of every job that builds a result of
+# the paper, and Snakemake reruns a job whose params changed, so an edit to a module the paper imports reruns
+# that paper's results (and no other paper's). The job records the digest in its provenance; `verify` refuses
+# results whose recorded digest is not the tree's (lock.smk). Computed once per run, while the DAG is built.
+@cache
+def paper_sources(paper):
+    """{"sha256", "files"} of the sources the jobs of ``paper`` run with."""
+    return sources_record(paper_modules(paper))
+
+
+@cache
+def all_papers_sources():
+    """The sources of a job that loads every selected paper (the overall report)."""
+    return sources_record({f for paper in available_papers() for f in paper_modules(paper)})
+
+
+def job_params(**params):
+    """The params every job that builds a result has: the root seed (a robustness job's own, run_seed), the
+    scale and the sources of its paper; then the rule's own ``params`` (a key given there wins)."""
+    return {"seed": run_seed, "scale": config["scale"], "sources": lambda w: paper_sources(w.paper), **params}
 
 
 @cache
@@ -158,15 +183,15 @@ def experiment_shards(paper, experiment, seed=None):
     ]
 
 
-def experiment_inputs(wildcards):
-    """Processed data and precomputed files an experiment needs."""
+def experiment_inputs(wildcards, processed=None):
+    """Processed data and precomputed files an experiment needs; ``processed``: fn(dataset) -> its processed
+    files, when they are not the main build's (a mutant's, mutants.smk)."""
+    from banditrepro.data import processed_outputs
+
     exp = paper_spec(wildcards.paper).experiments[wildcards.experiment]
     files = list(exp.requires)
-    if exp.data:
-        from banditrepro.data import processed_outputs
-
-        for name in exp.data:
-            files += processed_outputs(name, config)
+    for name in exp.data:
+        files += processed(name) if processed else processed_outputs(name, config)
     return files
 
 
@@ -310,12 +335,80 @@ def paper_report_inputs(wildcards):
         "readings": layout.readings_file(wildcards.paper),
         "figures": paper_figure_files(wildcards.paper),
         "tables": paper_table_files(wildcards.paper),
+        # the frozen first forms of the claims and their recorded changes (report/deviations.py)
+        "claim_forms": [str(FIRST_FORMS_FILE), str(DEVIATIONS_FILE)],
     }
     if robustness_in_report(wildcards.paper):  # robustness_common.smk
         inputs["robustness"] = layout.robustness_file(wildcards.paper)
     if mutants_in_report(wildcards.paper):  # mutants_common.smk
         inputs["mutants"] = layout.mutants_file(wildcards.paper)
     return inputs
+
+
+# ------------------------------------------------------------------------------------- params of each job kind
+# The params of each kind of job ({name: value or fn(wildcards)}): its rule's (`params: **simulate_shard_params()`)
+# and a mutant's twin job's (mutants.smk), which evaluates them for its wildcards with its own result files.
+
+
+def simulate_shard_params():
+    """The params of a simulation job ({name: value or fn(wildcards)}): simulate_shard's, and a mutant's
+    (mutants.smk) evaluated for its wildcards."""
+    return job_params(
+        # the resolved experiment config: editing it reruns exactly the affected shards
+        experiment=lambda w: paper_spec(w.paper).experiments[w.experiment].config,
+    )
+
+
+def summarize_figure_params(shards=None):
+    """The params of a summary job; ``shards``: fn(wildcards) -> {experiment: shard files} (figure_shards)."""
+    return job_params(
+        figure=lambda w: paper_spec(w.paper).figures[w.figure],
+        shards=shards or figure_shards,
+    )
+
+
+def claims_figure_params(results=None):
+    """``results``: fn(wildcards) -> ResultFiles (claim_figure_results)."""
+    results = results or claim_figure_results
+    return job_params(
+        claims=lambda w: claims_of_figure(paper_spec(w.paper), w.figure),  # with the premises they rest on
+        not_built=lambda w: figure_availability(w.paper).not_built,
+        standin=lambda w: sorted(figure_availability(w.paper).standin),
+        results=lambda w: results(w)._asdict(),
+    )
+
+
+def claims_params():
+    return job_params()
+
+
+def readings_params():
+    return {**claims_params(), "readings": lambda w: paper_spec(w.paper).config.get("readings", [])}
+
+
+def table_params(results=None):
+    """``results``: fn(wildcards) -> ResultFiles (table_results)."""
+    results = results or table_results
+    return job_params(
+        table=lambda w: paper_spec(w.paper).tables[w.table],
+        results=lambda w: results(w)._asdict(),
+    )
+
+
+def preprocess_params(dataset, out_dir):
+    """The params of a preprocessing job (data.smk's rules, and a mutant's in mutants.smk); ``out_dir`` is a
+    function, as a config key (data.processed_dir) is not a path Snakemake should read back."""
+    return {"dataset": dataset, "options": {}, "out_dir": lambda w: out_dir}
+
+
+def preprocess_variants():
+    """(dataset, stand-in, raw folder, processed folder) of every preprocessing rule (data.smk's globals)."""
+    return [
+        (name, standin, DATA_STANDIN_RAW if standin else DATA_RAW,
+         f"{DATA_STANDIN_PROCESSED if standin else DATA_PROCESSED}/{name}")
+        for name in DATASET_NAMES
+        for standin in ((False, True) if name in KAGGLE_DATASETS else (False,))
+    ]
 
 
 # ------------------------------------------------------------------------------------------- scale guard

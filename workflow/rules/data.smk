@@ -60,30 +60,24 @@ rule data_standin:
 
 # One preprocessing rule per dataset (and per stand-in variant of the Kaggle ones), so that each lists its
 # exact output files; processed_outputs() in banditrepro.data names the same files for consumer rules.
-for _dataset in DATASET_NAMES:
-    for _standin in (False, True) if _dataset in KAGGLE_DATASETS else (False,):
-        _suffix = "_standin" if _standin else ""
-        _raw = DATA_STANDIN_RAW if _standin else DATA_RAW
-        _out = f"{DATA_STANDIN_PROCESSED if _standin else DATA_PROCESSED}/{_dataset}"
+for _dataset, _standin, _raw, _out in preprocess_variants():
 
-        rule:
-            name:
-                f"data_preprocess_{_dataset}{_suffix}"
-            input:
-                record=f"{_raw}/{_dataset}/fetch_record.json",
-            output:
-                *[f"{_out}/{_file}" for _file in PROCESSED_FILES[_dataset]],
-                provenance=f"{_out}/{_dataset}.provenance.json",
-            params:
-                dataset=_dataset,
-                options={},
-                out_dir=lambda w, out=_out: out,
-            log:
-                layout.data_log("preprocess", f"{_dataset}{_suffix}"),
-            conda:
-                "../../environment.yml"
-            script:
-                "../scripts/data_preprocess.py"
+    rule:
+        name:
+            f"data_preprocess_{_dataset}{'_standin' if _standin else ''}"
+        input:
+            record=f"{_raw}/{_dataset}/fetch_record.json",
+        output:
+            *[f"{_out}/{_file}" for _file in PROCESSED_FILES[_dataset]],
+            provenance=f"{_out}/{_dataset}.provenance.json",
+        params:
+            **preprocess_params(_dataset, _out),
+        log:
+            layout.data_log("preprocess", f"{_dataset}{'_standin' if _standin else ''}"),
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/data_preprocess.py"
 
 
 rule datasets:

@@ -14,8 +14,10 @@ rule lock:
         not_built={p: figure_availability(p).not_built for p in available_papers()},
         measured_time={p: measured_time(p) for p in available_papers()},
         papers=select_papers(REPO_ROOT, None),  # every paper, in order: the verdicts file keeps this order
-        scale=config["scale"],
-        seed=config["seed"],
+        # the tree's sources per paper and the shards each paper's results were made from: results built
+        # from other sources (copied in, or kept by --rerun-triggers mtime) are refused, never locked
+        **job_params(sources=lambda w: {p: paper_sources(p) for p in available_papers()}),
+        shards=lambda w: {p: paper_shards(p) for p in available_papers()},
         repo_root=str(REPO_ROOT),
     log:
         layout.lock_log("lock", config["scale"]),
@@ -36,7 +38,9 @@ rule verify:
         measured_time={p: measured_time(p) for p in locked_papers()},
         verdict_papers=verdict_papers(),
         papers=available_papers(),
-        scale=config["scale"],
+        # as for lock: results built from other sources than the tree's are refused, not compared
+        **job_params(sources=lambda w: {p: paper_sources(p) for p in available_papers()}),
+        shards=lambda w: {p: paper_shards(p) for p in available_papers()},
         repo_root=str(REPO_ROOT),
     log:
         layout.lock_log("verify", config["scale"]),

@@ -19,6 +19,11 @@ def locked_outputs(paper):
     return {f: what for f, what in files.items() if f not in unpinned}
 
 
+def paper_shards(paper):
+    """The shards the paper's locked results are made from (their provenance records their sources too)."""
+    return [f for f in paper_result_files(paper) if f.endswith(".npz")]
+
+
 def locked_papers():
     """Configured papers with a lock at the current scale."""
     return [p for p in available_papers() if lock_path(REPO_ROOT, p, config["scale"]).exists()]

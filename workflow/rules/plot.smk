@@ -17,7 +17,7 @@ rule plot_figure:
             caption="../../report/figure.rst",
         ),
     params:
-        scale=config["scale"],
+        **job_params(),
         figure=lambda w: paper_spec(w.paper).figures[w.figure],
         standin=lambda w: w.figure in figure_availability(w.paper).standin,
     log:

@@ -10,12 +10,7 @@ rule claims_figure:
     output:
         layout.FIGURE_CLAIMS_PATTERN,
     params:
-        seed=run_seed,
-        scale=config["scale"],
-        claims=lambda w: [c for c in paper_spec(w.paper).claims if c["figure"] == w.figure],
-        not_built=lambda w: figure_availability(w.paper).not_built,
-        standin=lambda w: sorted(figure_availability(w.paper).standin),
-        results=lambda w: claim_figure_results(w)._asdict(),
+        **claims_figure_params(),
         # the claims that take sequential looks (sequential.smk): a change reruns the job, whose input function
         # then walks the looks (Snakemake does not rerun an existing output for a pending checkpoint alone)
         sequential=lambda w: [c["id"] for c in sequential_claims_measured(w.paper, w.figure)] if set(w.keys()) == {"paper", "figure"} else [],
@@ -33,8 +28,7 @@ rule claims:
     output:
         layout.CLAIMS_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **claims_params(),
     log:
         layout.CLAIMS_LOG_PATTERN,
     conda:
@@ -51,9 +45,7 @@ rule readings:
     output:
         layout.READINGS_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
-        readings=lambda w: paper_spec(w.paper).config.get("readings", []),
+        **readings_params(),
     log:
         layout.READINGS_LOG_PATTERN,
     conda:
@@ -69,10 +61,7 @@ rule table:
         csv=layout.TABLE_CSV_PATTERN,
         md=layout.TABLE_MD_PATTERN,
     params:
-        seed=run_seed,
-        scale=config["scale"],
-        table=lambda w: paper_spec(w.paper).tables[w.table],
-        results=lambda w: table_results(w)._asdict(),
+        **table_params(),
     log:
         layout.TABLE_LOG_PATTERN,
     conda:
@@ -87,8 +76,7 @@ rule paper_report:
     output:
         layout.PAPER_REPORT_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **job_params(),
         not_built=lambda w: figure_availability(w.paper).not_built,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         findings=lambda w: paper_findings(w.paper),
@@ -120,8 +108,7 @@ rule paper_page:
         ),
         glance=layout.PAPER_GLANCE_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **job_params(),
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         figures=lambda w: list(paper_figures(w.paper)),  # the built figures, in config order
     log:
@@ -138,11 +125,11 @@ rule report:
         reports=[layout.paper_report_file(p) for p in available_papers()],
         robustness=lambda w: [layout.robustness_file(p) for p in available_papers() if robustness_in_report(p)],
         mutants=lambda w: [layout.mutants_file(p) for p in available_papers() if mutants_in_report(p)],
+        deviations=str(DEVIATIONS_FILE),  # counted per paper (report/deviations.py)
     output:
         layout.REPORT_FILE,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
+        **job_params(sources=lambda w: all_papers_sources()),  # it loads every paper
         not_built=lambda w: not_built(),  # datasets and figures this machine cannot build, and why (common.smk)
         papers=available_papers(),
         # papers whose robustness.csv is an input (robustness_common.smk)

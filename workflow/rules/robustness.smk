@@ -34,9 +34,8 @@ rule robustness_csv:
     output:
         layout.ROBUSTNESS_PATTERN,
     params:
-        seed=config["seed"],
+        **job_params(),
         seeds=ROBUSTNESS_SEEDS,
-        scale=config["scale"],
     log:
         layout.ROBUSTNESS_LOG_PATTERN,
     conda:

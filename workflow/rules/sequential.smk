@@ -77,16 +77,22 @@ def sequential_final_looks(wildcards):
     return files
 
 
+def sequential_look_params(results=None):
+    """The params of a look ({name: value or fn(wildcards)}), shared with a mutant's look 0 (mutants.smk);
+    ``results``: fn(wildcards) -> {"replications", "shards"} (sequential_look_results)."""
+    return job_params(
+        claim=lambda w: sequential_claim(w.paper, w.claim),
+        results=results or sequential_look_results,
+    )
+
+
 checkpoint sequential_look:
     input:
         unpack(sequential_look_inputs),
     output:
         layout.SEQUENTIAL_LOOK_PATTERN,
     params:
-        seed=config["seed"],
-        scale=config["scale"],
-        claim=lambda w: sequential_claim(w.paper, w.claim),
-        results=sequential_look_results,
+        **sequential_look_params(),
     log:
         layout.SEQUENTIAL_LOOK_LOG_PATTERN,
     conda:

@@ -8,10 +8,7 @@ rule simulate_shard:
     output:
         layout.SHARD_PATTERN,
     params:
-        seed=run_seed,  # the configured root seed, or a robustness seed (common.smk)
-        scale=config["scale"],
-        # the resolved experiment config: editing it reruns exactly the affected shards
-        experiment=lambda w: paper_spec(w.paper).experiments[w.experiment].config,
+        **simulate_shard_params(),
     log:
         layout.SIMULATE_LOG_PATTERN,
     conda:
@@ -27,10 +24,7 @@ rule summarize_figure:
         summary=layout.SUMMARY_PATTERN,
         reference=layout.REFERENCE_PATTERN,
     params:
-        seed=run_seed,
-        scale=config["scale"],
-        figure=lambda w: paper_spec(w.paper).figures[w.figure],
-        shards=figure_shards,
+        **summarize_figure_params(),
     log:
         layout.SUMMARIZE_LOG_PATTERN,
     conda:

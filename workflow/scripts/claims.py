@@ -24,8 +24,10 @@ def main(snakemake) -> None:
     looks = [looks] if isinstance(looks, str) else list(looks)
     apply_looks(claims, [json.loads(Path(p).read_text(encoding="utf-8")) for p in looks])
     write_claims(claims, snakemake.output[0])
+    # sources: the digest of the package sources this job ran with (params.get: a mutant job, mutants.smk, may lack it)
     prov = provenance.record({"claims": snakemake.params.claims, "scale": snakemake.params.scale},
-                             snakemake.params.seed, root, paper=w.paper, figure=w.figure)
+                             snakemake.params.seed, root, snakemake.params.get("sources"), paper=w.paper,
+                             figure=w.figure)
     provenance.write_sidecar(snakemake.output[0], prov)
     print(verdict_line(claims))
 

@@ -16,7 +16,7 @@ def main(snakemake) -> None:
     claims = merge_claims(spec, [read_claims(p) for p in snakemake.input])
     write_claims(claims, snakemake.output[0])
     prov = provenance.record({"claims": spec.claims, "scale": snakemake.params.scale}, snakemake.params.seed,
-                             root, paper=w.paper)
+                             root, snakemake.params.sources, paper=w.paper)
     provenance.write_sidecar(snakemake.output[0], prov)
     print(verdict_line(claims))
 

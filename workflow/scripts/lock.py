@@ -1,29 +1,53 @@
 """Snakemake script of rule lock: rewrite config/locks/<paper>.<scale>.lock.json (+ content) for every
-configured paper; at paper scale also the papers' rows of config/locks/verdicts.paper.csv."""
+configured paper; at paper scale also the papers' rows of config/locks/verdicts.paper.csv, and the first form
+of every claim that enters a paper-scale lock for the first time (config/locks/claims.first.yaml, which only
+grows: report/deviations.py). Results built from other package sources than the tree's are refused (nothing
+is written): a lock records the current code's results."""
 
 from pathlib import Path
 
-from banditrepro import layout
-from banditrepro.lock import VERDICTS_FILE, make_lock, write_lock, write_verdicts
-from banditrepro.workflow_io import run, tell
+from banditrepro import layout, provenance
+from banditrepro.experiments.spec import expand_claim_cells, paper_config_path, read_paper_yaml
+from banditrepro.lock import VERDICTS_FILE, make_lock, stale_by_paper, stale_lines, write_lock, write_verdicts
+from banditrepro.report.claims import read_claims
+from banditrepro.report.deviations import FIRST_FORMS_FILE, dump_first_forms, read_first_forms, record_first_forms
+from banditrepro.workflow_io import ScriptError, run, tell
 
 
 def main(snakemake) -> None:
     root = Path(snakemake.params.repo_root)
+    scale = snakemake.params.scale
+    sources = snakemake.params.sources
+    stale = stale_by_paper(root, {p: [*files, *snakemake.params.shards[p]] for p, files in snakemake.params.files.items()},
+                           sources)
+    if stale:
+        raise ScriptError("\n".join([f"lock REFUSED at scale {scale}: results built from other package sources "
+                                      "than this tree's; no lock was written"]
+                                     + stale_lines(stale, sources, scale, f"`snakemake --cores 2 lock --config scale={scale}`"))
+                          + "\n", heading="banditrepro ")
     lines = []
     for paper, files in snakemake.params.files.items():
-        lock, content = make_lock(root, paper, snakemake.params.scale, files, dict(snakemake.params.not_built[paper]),
+        lock, content = make_lock(root, paper, scale, files, dict(snakemake.params.not_built[paper]),
                                   snakemake.params.seed, dict(snakemake.params.measured_time[paper]))
         written = write_lock(root, lock, content)
         sizes = ", ".join(f"{p.relative_to(root)} ({p.stat().st_size} bytes)" for p in written)
         lines.append(f"{paper}: {len(files)} files locked -> {sizes}")
         for fig, why in {**lock["not_built"], **lock["measured_time"]}.items():
             lines.append(f"  not locked: {fig} ({why})")
-    if snakemake.params.scale == "paper":
+    if scale == "paper":
         claims = {p: root / layout.claims_file(p) for p in snakemake.params.files}
         write_verdicts(root / VERDICTS_FILE, claims, list(snakemake.params.papers))
         lines.append(f"{VERDICTS_FILE}: rows of {', '.join(claims)} rewritten; "
                      "refresh the README table with `snakemake --cores 1 results_at_a_glance`")
+        first = read_first_forms(root / FIRST_FORMS_FILE)
+        commit = provenance.git_commit(root)[:7]  # the tree the lock was made in (the lock's own commit follows it)
+        for paper, path in claims.items():
+            config = paper_config_path(root, paper)
+            added = record_first_forms(first, paper, expand_claim_cells(read_paper_yaml(config), config)["claims"],
+                                       read_claims(path), f"lock of {commit}")
+            if added:
+                lines.append(f"{FIRST_FORMS_FILE}: first forms of {paper}'s {', '.join(added)} recorded")
+        (root / FIRST_FORMS_FILE).write_text(dump_first_forms(first), encoding="utf-8")
     tell("\n".join(lines) + "\n", heading="banditrepro lock:\n")
 
 

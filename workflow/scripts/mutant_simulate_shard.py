@@ -1,8 +1,9 @@
-"""One shard of an experiment under a mutant: rerun the mutated algorithms, copy the others from the main build.
+"""One shard of an experiment under a policy mutant: rerun the algorithms that run the patched policy, copy the
+others from the main build (a shared mutant's shards are the copy's simulate_shard.py, every algorithm).
 
 An algorithm's runs depend only on its own keys (experiments/runner.py), so the main build's shard holds
-exactly what a full rerun would give every algorithm the mutant does not touch; rerunning only the mutated
-ones (params.algorithms) gives the same shard as rerunning all of them, at a fraction of the cost.
+exactly what a full rerun would give every algorithm that never runs the patched code; rerunning only the others
+(params.algorithms) gives the same shard as rerunning all of them, at a fraction of the cost.
 """
 
 from banditrepro.experiments.runner import run_experiment_block, shard_provenance

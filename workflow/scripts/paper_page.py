@@ -7,6 +7,7 @@ from pathlib import Path
 from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import read_claims
+from banditrepro.report.diagnosis import causes_of
 from banditrepro.report.html import glance_row, paper_page
 from banditrepro.workflow_io import repo_root, run
 
@@ -18,10 +19,10 @@ def main(snakemake) -> None:
     page = paper_page(spec, Path(snakemake.input.report).read_text(encoding="utf-8"), list(snakemake.params.figures),
                       set(snakemake.params.standin))
     Path(snakemake.output.page).write_text(page, encoding="utf-8")
-    Path(snakemake.output.glance).write_text(glance_row(w.paper, read_claims(snakemake.input.claims)),
-                                             encoding="utf-8")
+    glance = glance_row(w.paper, read_claims(snakemake.input.claims), causes_of(spec.config))
+    Path(snakemake.output.glance).write_text(glance, encoding="utf-8")
     prov = provenance.record({"paper": spec.config, "scale": snakemake.params.scale}, snakemake.params.seed,
-                             root, paper=w.paper)
+                             root, snakemake.params.sources, paper=w.paper)
     for out in (snakemake.output.page, snakemake.output.glance):
         provenance.write_sidecar(out, prov)
 

@@ -7,8 +7,16 @@ from pathlib import Path
 import pandas as pd
 
 from banditrepro import provenance
-from banditrepro.experiments.spec import load_paper
+from banditrepro.experiments.spec import expand_claim_cells, load_paper, paper_config_path, read_paper_yaml
 from banditrepro.report.claims import read_claims
+from banditrepro.report.deviations import (
+    DEVIATIONS_FILE,
+    FIRST_FORMS_FILE,
+    deviation_rows,
+    form_problems,
+    read_deviations,
+    read_first_forms,
+)
 from banditrepro.report.mutants import read_mutants
 from banditrepro.report.report import paper_report
 from banditrepro.workflow_io import repo_root, run
@@ -22,15 +30,20 @@ def main(snakemake) -> None:
     figures = {fig: [Path(p) for p in files] for fig, files in snakemake.params.figures.items()}
     tables = {table: Path(p) for table, p in snakemake.params.tables.items()}
     prov = provenance.record({"paper": spec.config, "scale": snakemake.params.scale}, snakemake.params.seed,
-                             root, paper=w.paper)
+                             root, snakemake.params.sources, paper=w.paper)
     # present when the paper's robustness was built or requested (common.smk: paper_report_inputs)
     robustness = pd.read_csv(snakemake.input.robustness, dtype=str, keep_default_na=False) if hasattr(
         snakemake.input, "robustness") else None
     readings = pd.read_csv(snakemake.input.readings, dtype=str, keep_default_na=False)
     # present when the paper's mutants were built or requested (mutants_common.smk: mutants_in_report)
     mutants = read_mutants(snakemake.input.mutants) if hasattr(snakemake.input, "mutants") else None
+    # the changes to claims after their results were known: the frozen first forms against the config as written
+    first, deviations = read_first_forms(root / FIRST_FORMS_FILE), read_deviations(root / DEVIATIONS_FILE)
+    path = paper_config_path(root, w.paper)
+    raw_claims = expand_claim_cells(read_paper_yaml(path), path)["claims"]
     paper_report(spec, claims, figures, tables, dict(snakemake.params.not_built), set(snakemake.params.standin),
-                 prov, Path(snakemake.output[0]), robustness, readings, mutants)
+                 prov, Path(snakemake.output[0]), robustness, readings, mutants,
+                 deviation_rows(w.paper, first, deviations, claims), form_problems(w.paper, raw_claims, first, deviations))
     provenance.write_sidecar(snakemake.output[0], prov)
 
 

@@ -18,7 +18,7 @@ def main(snakemake) -> None:
     rows = readings_table(spec.config, read_claims(snakemake.input.claims))
     pd.DataFrame(rows, columns=READING_COLUMNS).to_csv(snakemake.output[0], index=False, lineterminator="\n")
     prov = provenance.record({"readings": snakemake.params.readings, "scale": snakemake.params.scale},
-                             snakemake.params.seed, root, paper=w.paper)
+                             snakemake.params.seed, root, snakemake.params.sources, paper=w.paper)
     provenance.write_sidecar(snakemake.output[0], prov)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from banditrepro import layout, provenance
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.claims import read_claims
+from banditrepro.report.deviations import DEVIATIONS_FILE, deviation_count, read_deviations
 from banditrepro.report.diagnosis import causes_of
 from banditrepro.report.findings import render_findings
 from banditrepro.report.report import overall_report
@@ -24,9 +25,11 @@ def main(snakemake) -> None:
     robustness = {paper: Path(layout.robustness_file(paper)) for paper in snakemake.params.robustness_papers}
     mutants = {paper: Path(layout.mutants_file(paper)) for paper in snakemake.params.mutants_papers}
     prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
-                             root)
+                             root, snakemake.params.sources)
+    deviations = read_deviations(root / DEVIATIONS_FILE)
     overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness,
-                   snakemake.params.not_built, causes, mutants)
+                   snakemake.params.not_built, causes, mutants,
+                   {paper: deviation_count(paper, deviations) for paper in papers})
     provenance.write_sidecar(snakemake.output[0], prov)
 
 

@@ -18,7 +18,8 @@ def main(snakemake) -> None:
     table.to_csv(snakemake.output[0], index=False, lineterminator="\n")
     headline = [c for c in spec.claims if c["kind"] == HEADLINE]
     prov = provenance.record({"claims": headline, "robustness_seeds": seeds, "scale": snakemake.params.scale},
-                             snakemake.params.seed, root, paper=w.paper, reference_seed=snakemake.params.seed)
+                             snakemake.params.seed, root, snakemake.params.sources, paper=w.paper,
+                             reference_seed=snakemake.params.seed)
     provenance.write_sidecar(snakemake.output[0], prov)
     print(table[["claim_id", "agreement", "stable"]].to_string(index=False))
 

@@ -28,7 +28,8 @@ def main(snakemake) -> None:
     result = evaluate_look(ctx, claim, look, paper_rule(spec))
     record = look_record(spec, claim, look, {e: int(n) for e, n in results["replications"].items()}, result)
     record["provenance"] = provenance.record({"claim": claim, "scale": snakemake.params.scale},
-                                             snakemake.params.seed, root, paper=w.paper)
+                                             snakemake.params.seed, root, snakemake.params.sources,
+                                             paper=w.paper)
     with open(snakemake.output[0], "w", encoding="utf-8") as fh:
         json.dump(record, fh, indent=1, sort_keys=True)
         fh.write("\n")

@@ -16,7 +16,8 @@ def main(snakemake) -> None:
     start, stop = parse_shard_name(w.shard)
     results = run_experiment_block(exp, snakemake.params.seed, start, stop)
     save_shard(snakemake.output[0], results, start, stop,
-               shard_provenance(exp, snakemake.params.seed, start, stop, snakemake.params.scale))
+               shard_provenance(exp, snakemake.params.seed, start, stop, snakemake.params.scale,
+                                snakemake.params.sources))
 
 
 run(main, snakemake)  # noqa: F821 - injected by Snakemake

@@ -20,7 +20,9 @@ def main(snakemake) -> None:
     subset = {"figure": spec.figures[w.figure],
               "experiments": {e: spec.experiments[e].config for e in spec.figure_experiments(w.figure)},
               "scale": snakemake.params.scale}
-    prov = provenance.record(subset, snakemake.params.seed, root, paper=w.paper, figure=w.figure)
+    # sources: the digest of the package sources this job ran with (params.get: a mutant job, mutants.smk, may lack it)
+    prov = provenance.record(subset, snakemake.params.seed, root, snakemake.params.get("sources"),
+                             paper=w.paper, figure=w.figure)
     provenance.write_sidecar(snakemake.output.summary, prov)
     provenance.write_sidecar(snakemake.output.reference, prov)
     print(f"{w.paper}/{w.figure}: {len(summary)} summary rows, {len(reference)} reference rows")

@@ -16,7 +16,8 @@ def main(snakemake) -> None:
     df = build_table(ctx, w.table)
     write_table(df, snakemake.output.csv, snakemake.output.md, spec.tables[w.table]["title"])
     prov = provenance.record({"table": spec.tables[w.table], "scale": snakemake.params.scale},
-                             snakemake.params.seed, root, paper=w.paper, table=w.table)
+                             snakemake.params.seed, root, snakemake.params.sources, paper=w.paper,
+                             table=w.table)
     provenance.write_sidecar(snakemake.output.csv, prov)
 
 

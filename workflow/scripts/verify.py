@@ -1,7 +1,8 @@
 """Snakemake script of rule verify: compare the built result CSVs with the committed locks (and, at paper
 scale, claims with config/locks/verdicts.paper.csv). Fails (exit code 1) naming every difference; files
 that differ only by platform rounding (banditrepro.lock.PLATFORM_REL_TOL) are named without failing and
-without inviting a re-lock."""
+without inviting a re-lock. A paper whose results (or the shards they were made from) record other package
+sources than the tree's is not compared: verify fails naming them and the command that rebuilds them."""
 
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from banditrepro.lock import (
     read_lock,
     read_verdicts,
     rounding_lines,
+    stale_by_paper,
+    stale_lines,
     verify_paper,
     verify_verdicts,
     version_differences,
@@ -42,7 +45,15 @@ def main(snakemake) -> None:
         raise ScriptError(no_lock_text(root, scale, list(snakemake.params.papers)), heading="banditrepro ")
     problems, notes, version_notes, rounding = [], [], {}, []
     differing = []  # papers with a problem: the re-lock command names only these
+    sources = snakemake.params.sources  # {paper: the tree's sources}
+    # results (and the shards they were made from) of other sources than the tree's are not compared: a match
+    # with the lock would say nothing about the current code
+    stale = stale_by_paper(root, {p: [*snakemake.params.files.get(p, {}), layout.claims_file(p), *snakemake.params.shards[p]]
+                                  for p in dict.fromkeys([*snakemake.params.files, *snakemake.params.verdict_papers])},
+                           sources)
     for paper, files in snakemake.params.files.items():
+        if paper in stale:
+            continue
         lock = read_lock(root, paper, scale)
         # a measured-time figure here (ames_forest: recompute) is compared as little as one not built here
         left_out = set(snakemake.params.not_built[paper]) | set(snakemake.params.measured_time[paper])
@@ -68,6 +79,8 @@ def main(snakemake) -> None:
             version_notes.setdefault(line, []).append(paper)
     verdict_rows = read_verdicts(root / VERDICTS_FILE)
     for paper in snakemake.params.verdict_papers:
+        if paper in stale:
+            continue
         verdict_problems = verify_verdicts(verdict_rows, paper, root / layout.claims_file(paper))
         problems += verdict_problems
         if verdict_problems and paper not in differing:
@@ -75,14 +88,18 @@ def main(snakemake) -> None:
     unlocked = [p for p in snakemake.params.papers if p not in checked]
 
     lines = []
-    if problems:
-        lines.append(f"verify FAILED at scale {scale}: results differ from the committed lock")
+    if stale or problems:
+        reasons = (["results built from other package sources than this tree's"] if stale else []) + \
+            (["results differ from the committed lock"] if problems else [])
+        lines.append(f"verify FAILED at scale {scale}: " + "; ".join(reasons))
+        lines += stale_lines(stale, sources, scale, f"`snakemake --cores 2 verify --config scale={scale}`")
         lines += problems
-        if version_notes:
+        if problems and version_notes:
             lines.append("installed versions differ from the lock's (a likely cause): "
                          + "; ".join(version_notes))
-        lines.append(f"If the change is intended: `{lock_command(scale, differing)}` "
-                     "and commit config/locks/ with it.")
+        if problems:
+            lines.append(f"If the change is intended: `{lock_command(scale, differing)}` "
+                         "and commit config/locks/ with it.")
         lines += rounding_lines(rounding)
     else:
         what = [f"{p} ({len(f)} files)" for p, f in snakemake.params.files.items()]
@@ -98,7 +115,7 @@ def main(snakemake) -> None:
         lines.append(f"no lock at scale {scale} for: {', '.join(unlocked)} (not compared; make one with "
                      f"`{lock_command(scale, unlocked)}`)")
     text = "\n".join(lines) + "\n"
-    if problems:
+    if stale or problems:
         raise ScriptError(text, heading="banditrepro ")
     tell(text, heading="banditrepro ")
 

@@ -115,3 +115,11 @@ def ars_clw_phases(horizon: int, first_phase: int, h) -> tuple[np.ndarray, np.nd
             break
         end *= 2
     return np.array(ends, dtype=np.int64), np.array(guesses, dtype=np.int64)
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "ars_ucb": ("ars_ucb_choose", "round_size"),
+    "ars_exp3": ("ars_exp3_schedule", "ars_exp3_probs", "ars_exp3_update"),
+    "ars_clw": ("ars_clw_phases",),
+}

@@ -3,7 +3,7 @@
 Same kernel protocol as :mod:`banditrepro.algorithms.rcucb` (``select``/``update`` on a float64
 ``(rows, n_arms, m)`` state; flat pair index i * m + j; arm-major, limits ascending). The simulation
 loop runs the ``*_fast`` kernels below; the printed forms of the selects and of the Thompson update
-are the test oracle ``experiments/censored_resources/reference.py``.
+are the test oracle ``tests/kernel_oracles/censored.py``.
 
 Both rescale the virtual-arm reward (eq. 7)
     Y = (R - c(C)) 1{C <= tau} - lambda(tau) 1{C > tau}
@@ -248,3 +248,10 @@ def ts_params(single_pair_update: bool = False, *, scale: float) -> np.ndarray:
     if scale < 0:
         raise ValueError("the scale L = lambda(tau_max) must be >= 0")
     return np.array([float(single_pair_update), scale], dtype=np.float64)
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "ucb": ("ucb_select_fast", "ucb_update_fast", "ucb_params"),
+    "ts": ("ts_select_fast", "ts_update_fast", "ts_params"),
+}

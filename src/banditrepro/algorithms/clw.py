@@ -67,3 +67,10 @@ def block_ends_at(rule, policy_key, q, d_hat, t, block_len, phase_end):
         if coin(policy_key, q, u):
             return False
     return True
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "clw": ("clw_gamma", "exp3_probs", "exp3_update", "block_ends_at"),
+    "ars_clw": ("clw_gamma", "exp3_probs", "exp3_update", "block_ends_at"),
+}

@@ -103,3 +103,9 @@ def convex_update(state, reward):
 
 def new_state() -> np.ndarray:
     return np.zeros(STATE_SIZE)
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "convex_1d": ("convex_reset", "convex_set_horizon", "convex_choose", "convex_update"),
+}

@@ -21,7 +21,7 @@ They are ``inline="always"``: a call per step into a compiled function that rece
 cost numba's reference counting on every step. (Measured: one more inlined level, a ``choose_arm``
 dispatching to the three selectors, made the batch loop about 17% slower with the same numbers, so
 the loop dispatches itself.) The loop draws rewards, so it lives with the paper (algorithms/ imports
-no environment). ``experiments/penalized_fairness/reference.py`` keeps an independent engine-protocol form of
+no environment). ``tests/kernel_oracles/fairness.py`` keeps an independent engine-protocol form of
 the three policies that the tests compare these with, step for step.
 
 ``params`` is a float64 (3, K) array:
@@ -273,3 +273,11 @@ def oracle_allocation(means, tau, penalty) -> np.ndarray:
     y[star] = 0.0
     y[star] = 1.0 - y.sum()
     return y
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "ht_ucb": ("ht_ucb_choose", "ht_ucb_params", "record_pull"),
+    "lfg": ("lfg_choose", "lfg_params", "update_queues", "record_pull"),
+    "flearn": ("flearn_choose", "flearn_params", "record_pull"),
+}

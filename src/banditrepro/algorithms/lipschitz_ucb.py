@@ -75,3 +75,9 @@ def ucb_update(counts, sums, index, winner, arm, reward, log_horizon):
     counts[arm] += 1.0
     sums[arm] += reward
     tournament_set(index, winner, 0, arm, ucb_index(counts[arm], sums[arm], log_horizon))
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "uniform_ucb": ("ucb_reset", "ucb_choose", "ucb_update"),
+}

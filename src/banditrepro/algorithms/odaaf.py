@@ -64,3 +64,9 @@ def eliminate(sums, counts, active, delta):
         if active[i] and sums[i] / counts[i] + delta < best_mean:
             active[i] = False
     return best
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "odaaf": ("phase_length", "eliminate"),
+}

@@ -179,3 +179,10 @@ def sat_ucb_choose(t, means, root_counts, n_arms, level, plus, stream, values, w
     # SAT-UCB only: uniform over the arms whose UCB reaches the level
     pick = rng.stream_integer(stream, n_ucb_reach)
     return fenwick_find(reach_tree, pick)
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "sat_ucb": ("sat_ucb_reset", "sat_ucb_choose", "sat_ucb_update"),
+    "sat_ucb_plus": ("sat_ucb_reset", "sat_ucb_choose", "sat_ucb_update"),
+}

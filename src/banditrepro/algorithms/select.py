@@ -24,8 +24,9 @@ oracle), ``skip_step2`` (LCB test from n = 1: pull once, then check before every
 ``skip_step3`` (a round ends after its T_i forced pulls), ``radius_coef`` c, and two
 sensitivity variants that are not the paper's algorithm: ``reuse_step1`` (the round's Step-1
 rewards of the candidate arm also enter the LCB test) and ``warm_start`` (the oracle is not
-restarted: its data carry over from round to round and only its horizon becomes t_i; defined for
-the Thompson-sampling and convex oracles, whose arm sets do not change with t_i) and ``last_query``
+restarted: its data carry over from round to round; the Thompson-sampling and convex oracles keep
+their arm sets and only the convex oracle's horizon becomes t_i, while Uniform UCB, whose grid would
+change with t_i, is one UCB(H) on the grid of the run's horizon H, paused outside Step 1) and ``last_query``
 (the candidate is the oracle's last query instead of a uniform draw from its trajectory: the reading
 of Step 1 under which the Agarwal oracle, which never finishes its first epoch within t_i <= 64 steps,
 hands over its current point).
@@ -100,3 +101,9 @@ class SelectVariant:
             raise ValueError("radius_coef must be >= 0 and gamma_scale > 0")
         if self.skip_step1 and (self.reuse_step1 or self.warm_start or self.last_query):
             raise ValueError("reuse_step1, warm_start and last_query need Step 1")
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "select": ("schedule_table", "SelectVariant"),
+}

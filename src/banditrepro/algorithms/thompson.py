@@ -65,3 +65,10 @@ def beta_ts_choose(counts, sums, n_arms, stream):
 
 # k_j += 1, s_j += reward: Beta-Bernoulli TS keeps the same statistics as the Gaussian one
 beta_ts_update = gaussian_ts_update
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "thompson": ("gaussian_ts_choose", "gaussian_ts_update"),
+    "beta_thompson": ("beta_ts_choose", "beta_ts_update"),
+}

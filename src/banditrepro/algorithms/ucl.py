@@ -140,3 +140,16 @@ def ucl(sigma_s, gaps, *, K: float = 1.0, delta: float | None = None, delta_divi
               CHOICE_RULES[choice_rule], 1.0 if robust else 0.0, happiness_threshold,
               0.0 if delta is None else delta, regret_threshold]
     return UCL, np.concatenate([np.array(header, dtype=np.float64), sigma_s, gaps])
+
+# The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
+# name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
+POLICY_ENTRIES = {
+    "A1": ("ucl",),
+    "A2": ("ucl",),
+    "A3": ("ucl",),
+    "A4": ("ucl",),
+    "A5": ("ucl",),
+    "A6": ("ucl",),
+    "A7": ("ucl",),
+    "A8": ("ucl",),
+}

@@ -139,6 +139,8 @@ def _validate_output(out: SimulationOutput, n_reps: int, exp: ExperimentSpec, al
             raise ValueError(f"{where}: final {name!r} has {arr.shape[0]} rows, expected {n_reps}")
 
 
-def shard_provenance(exp: ExperimentSpec, seed: int, start: int, stop: int, scale: str) -> dict:
-    return provenance.record({"experiment": exp.config, "scale": scale}, seed, exp.repo_root,
+def shard_provenance(exp: ExperimentSpec, seed: int, start: int, stop: int, scale: str,
+                     sources: dict | None = None) -> dict:
+    """A shard's provenance; ``sources``: the digest of the package sources the job ran with (the rule's param)."""
+    return provenance.record({"experiment": exp.config, "scale": scale}, seed, exp.repo_root, sources,
                              paper=exp.paper, experiment=exp.id, replications=[start, stop])

@@ -3,6 +3,13 @@
 Claims are evaluated per figure (``results/<paper>/claims/<figure>.csv``, the claims whose ``figure``
 it is) and merged in config order, so a figure's claims need only the results they read:
 :func:`claim_dependencies` names them.
+
+A claim whose statement presupposes an advantage or a contrast names it as its ``premise`` (issue 38): a
+claim id, a list of claim ids (all must hold) or a check of its own (``{fn, ...}``). The premise is
+evaluated with the claim; when it is not reproduced the claim is ``inconclusive`` (without what it
+presupposes the statement says nothing, so it is neither reproduced nor a second non-reproduction), its
+measured text says "premise not met: <premise> <its measured value>" and shows the claim's own check beside
+it (:func:`apply_premise`).
 """
 
 from __future__ import annotations
@@ -15,10 +22,10 @@ import pandas as pd
 
 from ..registry import CLAIM_CHECKS, lookup
 from . import checks as _generic_checks  # noqa: F401  (registers the generic checks)
-from .checks import ClaimResult
+from .checks import ClaimResult, combine_verdicts
 from .context import ResultsContext
 from .diagnosis import CAUSE_COLUMN, claim_cause
-from .vocabulary import INCONCLUSIVE, NOT_MEASURED, STANDIN_MARK
+from .vocabulary import INCONCLUSIVE, NOT_MEASURED, PREMISE_NOT_MET, REPRODUCED, STANDIN_MARK
 
 #: the contract columns of a claims table, first and in this order in every claims CSV
 CLAIM_COLUMNS = ["claim_id", "figure", "statement", "measured", "threshold", "verdict", "kind"]
@@ -69,10 +76,75 @@ def result_dependencies(spec, figures: Iterable[str], arguments) -> tuple[list[s
     return figs, experiments
 
 
+class PremiseError(ValueError):
+    """A ``premise:`` that names an unknown claim, or premises that depend on each other in a circle."""
+
+
+def premise_ids(claim: dict) -> list[str]:
+    """The claim ids a claim's premise names (none for a check premise or no premise)."""
+    premise = claim.get("premise")
+    if isinstance(premise, str):
+        return [premise]
+    if isinstance(premise, list):
+        return list(premise)
+    return []
+
+
+def premise_claims(spec, claim: dict) -> list[dict]:
+    """Every claim the premise of ``claim`` rests on, directly or through the premises' own premises
+    (each once, nearest first); raises PremiseError on an unknown id or a circle."""
+    by_id = {c["id"]: c for c in spec.claims}
+    out, seen = [], {claim["id"]}
+
+    def walk(c: dict, path: tuple[str, ...]) -> None:
+        for pid in premise_ids(c):
+            if pid not in by_id:
+                raise PremiseError(f"{spec.paper}: claim {c['id']}: premise names unknown claim {pid!r}")
+            if pid in path:
+                raise PremiseError(f"{spec.paper}: claim {c['id']}: premises in a circle ({' -> '.join(path + (pid,))})")
+            if pid not in seen:
+                seen.add(pid)
+                out.append(by_id[pid])
+            walk(by_id[pid], path + (pid,))
+
+    walk(claim, (claim["id"],))
+    return out
+
+
+def check_premises(spec) -> None:
+    """Every premise of the paper names known claims, without circles (raises PremiseError): run when the
+    workflow is planned (claim_dependencies), so a typo stops ``snakemake -n``."""
+    for claim in spec.claims:
+        premise_claims(spec, claim)
+        premise = claim.get("premise")
+        if isinstance(premise, dict) and "fn" not in premise:
+            raise PremiseError(f"{spec.paper}: claim {claim['id']}: a check premise needs 'fn'")
+
+
+def claims_of_figure(spec, figure: str) -> list[dict]:
+    """The claims of ``figure`` and the claims their premises rest on (other figures' too): what a figure's
+    claims job evaluates, so a change to any of them reruns it."""
+    mine = [c for c in spec.claims if c["figure"] == figure]
+    return mine + [p for p in dict((p["id"], p) for c in mine for p in premise_claims(spec, c)).values()
+                   if p["figure"] != figure]
+
+
+def _check_arguments(claim: dict) -> list[dict]:
+    """The arguments of a claim's check and of its check premise (if any)."""
+    out = [{k: v for k, v in claim["check"].items() if k != "fn"}]
+    if isinstance(claim.get("premise"), dict):
+        out.append({k: v for k, v in claim["premise"].items() if k != "fn"})
+    return out
+
+
 def claim_dependencies(spec, figure: str) -> tuple[list[str], list[str]]:
-    """(figures, experiments) whose results the claims of ``figure`` may read (see result_dependencies)."""
-    args = [{k: v for k, v in c["check"].items() if k != "fn"} for c in spec.claims if c["figure"] == figure]
-    return result_dependencies(spec, [figure], args)
+    """(figures, experiments) whose results the claims of ``figure`` may read (see result_dependencies),
+    their premises' included (a premise claim is evaluated with the claim that names it)."""
+    check_premises(spec)
+    mine = [c for c in spec.claims if c["figure"] == figure]
+    premised = [p for c in mine for p in premise_claims(spec, c)]
+    args = [a for c in mine + premised for a in _check_arguments(c)]
+    return result_dependencies(spec, [figure] + [p["figure"] for p in premised], args)
 
 
 def table_dependencies(spec, table: str) -> tuple[list[str], list[str]]:
@@ -81,13 +153,79 @@ def table_dependencies(spec, table: str) -> tuple[list[str], list[str]]:
     return result_dependencies(spec, tspec.get("figures", []), tspec.get("args", {}))
 
 
+def run_check(ctx: ResultsContext, check: dict, figure: str, claim_id: str) -> ClaimResult:
+    """One check (``{fn, ...args}``) on ``ctx``; a check that takes a ``figure`` reads ``figure`` unless its
+    arguments name another."""
+    args = {k: v for k, v in check.items() if k != "fn"}
+    fn = lookup(CLAIM_CHECKS, "claim check", check["fn"])
+    if "figure" in inspect.signature(fn).parameters:
+        args.setdefault("figure", figure)  # checks read the claim's own figure unless told otherwise
+    try:
+        return fn(ctx, **args)
+    except Exception as err:  # a broken check is a bug to fix, but must not hide the other claims
+        traceback.print_exc()
+        raise RuntimeError(f"claim {claim_id} ({check['fn']}) failed: {err}") from err
+
+
+def _words(verdict: str) -> str:
+    return verdict.replace("_", " ")
+
+
+def premise_result(ctx: ResultsContext, claim: dict, not_built: dict[str, str],
+                   _cache: dict | None = None) -> tuple[str, ClaimResult] | None:
+    """(label, result) of a claim's premise, None without one. A premise claim is evaluated as it is
+    evaluated on its own row (its own premise included); one whose figure was not built is inconclusive."""
+    premise = claim.get("premise")
+    if premise is None:
+        return None
+    if isinstance(premise, dict):
+        return premise["fn"], run_check(ctx, premise, claim["figure"], f"{claim['id']} (premise)")
+    cache = {} if _cache is None else _cache
+    by_id = {c["id"]: c for c in ctx.spec.claims}
+    parts = []
+    for pid in premise_ids(claim):
+        if pid not in cache:
+            other = by_id[pid]
+            if other["figure"] in not_built:
+                cache[pid] = ClaimResult(NOT_MEASURED, "", INCONCLUSIVE)
+            else:
+                res = apply_premise(run_check(ctx, other["check"], other["figure"], pid),
+                                    premise_result(ctx, other, not_built, cache))
+                if other["figure"] in ctx.standin_figures:  # as on its own row: stand-in data decides nothing
+                    res = ClaimResult(f"{STANDIN_MARK}{res.measured}", res.threshold, INCONCLUSIVE)
+                cache[pid] = res
+        parts.append((pid, cache[pid]))
+    if len(parts) == 1:
+        pid, res = parts[0]
+        return pid, res
+    label = ", ".join(pid for pid, _ in parts[:-1]) + " and " + parts[-1][0]
+    verdict = combine_verdicts(res.verdict for _, res in parts)
+    measured = "; ".join(f"{pid} {_words(res.verdict)}: {res.measured}" for pid, res in parts)
+    return label, ClaimResult(measured, "; ".join(f"{pid}: {res.threshold}" for pid, res in parts), verdict)
+
+
+def apply_premise(own: ClaimResult, premise: tuple[str, ClaimResult] | None) -> ClaimResult:
+    """The claim's row from its own check and its premise: the own verdict while the premise is reproduced,
+    else ``inconclusive`` with "premise not met: <premise> <its measured value>" and the own check beside it."""
+    if premise is None:
+        return own
+    label, res = premise
+    threshold = f"{own.threshold}; premise {label} reproduced"
+    if res.verdict == REPRODUCED:
+        return ClaimResult(f"{own.measured} [premise {label} reproduced]", threshold, own.verdict, own.undecided)
+    return ClaimResult(f"{PREMISE_NOT_MET}{label} {_words(res.verdict)} ({res.measured}); own check "
+                       f"{_words(own.verdict)}: {own.measured}", threshold, INCONCLUSIVE)
+
+
 def evaluate_claims(ctx: ResultsContext, not_built: dict[str, str] | None = None,
                     figure: str | None = None) -> pd.DataFrame:
     """One row per claim (of ``figure`` only, when given). A claim whose figure was not built
     (``not_built[figure]`` = reason) is ``inconclusive``; a claim on stand-in data is labelled and
-    ``inconclusive`` whatever it measures."""
+    ``inconclusive`` whatever it measures; a claim whose premise is not reproduced is ``inconclusive``
+    (:func:`apply_premise`)."""
     not_built = not_built or {}
     rows = []
+    premises: dict = {}  # premise claims evaluated once per call
     for claim in ctx.spec.claims:
         fig = claim["figure"]
         if figure is not None and fig != figure:
@@ -98,15 +236,8 @@ def evaluate_claims(ctx: ResultsContext, not_built: dict[str, str] | None = None
             rows.append((claim["id"], fig, statement, NOT_MEASURED, "", INCONCLUSIVE, kind,
                          claim_cause(claim, INCONCLUSIVE, measured=False)))
             continue
-        args = {k: v for k, v in claim["check"].items() if k != "fn"}
-        fn = lookup(CLAIM_CHECKS, "claim check", claim["check"]["fn"])
-        if "figure" in inspect.signature(fn).parameters:
-            args.setdefault("figure", fig)  # checks read the claim's own figure unless told otherwise
-        try:
-            res: ClaimResult = fn(ctx, **args)
-        except Exception as err:  # a broken check is a bug to fix, but must not hide the other claims
-            traceback.print_exc()
-            raise RuntimeError(f"claim {claim['id']} ({claim['check']['fn']}) failed: {err}") from err
+        res = run_check(ctx, claim["check"], fig, claim["id"])
+        res = apply_premise(res, premise_result(ctx, claim, not_built, premises))
         verdict = res.verdict
         standin = fig in ctx.standin_figures
         if standin:

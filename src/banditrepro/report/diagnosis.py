@@ -21,6 +21,7 @@ Counts go through :func:`banditrepro.report.vocabulary.tally`, the one verdict t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from .vocabulary import HEADLINE, INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED, claim_records, tally
 
@@ -38,9 +39,52 @@ NO_READING = "(none tried)"
 _STANDIN_PREFIX = "[STAND-IN DATA]"
 
 
+@dataclass(frozen=True)
+class Cause:
+    """One declared cause: its label (a noun phrase that reads after "because of"), the reading that removes
+    its mechanism (``reading``: that reading must flip every headline claim the cause explains, unless the cause
+    is ``unconfirmed``), or ``no_reading``: no reading tried decides the claims it explains."""
+
+    id: str
+    label: str
+    reading: str | None = None
+    no_reading: bool = False
+    unconfirmed: bool = False
+
+    @property
+    def shown(self) -> str:
+        """The label every report prints: an unconfirmed cause says so."""
+        return self.label + (" (unconfirmed)" if self.unconfirmed else "")
+
+
+def cause_specs(config: Mapping) -> dict[str, Cause]:
+    """The paper config's ``causes:`` as :class:`Cause` objects (an entry is a label or a mapping)."""
+    out = {}
+    for cid, value in (config.get("causes") or {}).items():
+        if isinstance(value, Mapping):
+            out[cid] = Cause(cid, str(value["label"]), value.get("reading"), bool(value.get("no_reading")),
+                             bool(value.get("unconfirmed")))
+        else:
+            out[cid] = Cause(cid, str(value))
+    return out
+
+
 def causes_of(config: Mapping) -> dict[str, str]:
-    """The paper config's ``causes:`` ({id: label}); empty when it declares none."""
-    return dict(config.get("causes") or {})
+    """The paper config's causes as {id: label as shown}; empty when it declares none."""
+    return {cid: cause.shown for cid, cause in cause_specs(config).items()}
+
+
+def with_causes(config: Mapping, rows) -> list[dict]:
+    """Rows of a claims table without a cause column (the verdicts file's) with the cause each claim's
+    config declares, written as claims.csv writes it (:func:`claim_cause`): the same words in the README's
+    table as in the reports."""
+    declared = {c["id"]: c for c in config.get("claims", [])}
+    out = []
+    for row in claim_records(rows):
+        claim = declared.get(str(row["claim_id"]), {})
+        measured = str(row.get("measured", "")) != NOT_MEASURED
+        out.append({**row, CAUSE_COLUMN: claim_cause(claim, str(row["verdict"]), measured)})
+    return out
 
 
 def readings_of(config: Mapping) -> list[dict]:
@@ -125,10 +169,12 @@ def readings_table(config: Mapping, claims) -> list[dict[str, str]]:
         cells = reading.get("cells") or {}
         for headline, variant in reading["claims"].items():
             before, after = verdict(headline), verdict(variant)
+            # a claim not in the table was not measured: it flips nothing
+            flips = ("yes" if before != after else "no") if headline in rows and variant in rows else ""
             out.append({"reading": reading["id"], "deviates_from": " ".join(str(reading["deviates_from"]).split()),
                         "headline_claim": headline, "headline_verdict": before, "cause": cause(headline),
                         "variant_claim": variant,
-                        "verdict_under_reading": after, "flips": "yes" if before != after else "no",
+                        "verdict_under_reading": after, "flips": flips,
                         "printed_cells": measured(cells.get("printed")),
                         "reading_cells": measured(cells.get("reading"))})
     read = {r["headline_claim"] for r in out}
@@ -177,3 +223,43 @@ def undiagnosed_headlines(config: Mapping, rows) -> list[str]:
         elif not declared[cid]:
             out.append(cid)
     return out
+
+
+def cause_reading_problems(config: Mapping, rows) -> list[str]:
+    """Where a headline failure's cause disagrees with the readings (issue 38): a cause that says no reading
+    decides its claims (``no_reading``) while some reading flips one of them; a cause whose ``reading`` removes
+    its mechanism while that reading does not flip a claim it explains (it is then a hypothesis: mark it
+    ``unconfirmed``); an ``unconfirmed`` cause whose reading flips every claim it explains (it is confirmed);
+    a cause naming an unknown reading. ``rows``: a claims table or the verdicts file's rows of one paper."""
+    causes = cause_specs(config)
+    readings = {r["id"] for r in readings_of(config)}
+    table = readings_table(config, rows)
+    flipped_by: dict[str, list[str]] = {}
+    for r in table:
+        if r["flips"] == "yes":
+            flipped_by.setdefault(r["headline_claim"], []).append(r["reading"])
+    declared = {c["id"]: c.get("cause") for c in config.get("claims", [])}
+    problems = [f"cause {c.id}: reading {c.reading!r} is not declared under readings:"
+                for c in causes.values() if c.reading and c.reading not in readings]
+    explained: dict[str, list[str]] = {}
+    for row in tally(rows).rows(HEADLINE):
+        cid = str(row["claim_id"])
+        if str(row["verdict"]) == REPRODUCED or str(row.get("measured", "")) == NOT_MEASURED:
+            continue
+        cause = causes.get(str(declared.get(cid) or ""))
+        if cause is None:
+            continue
+        explained.setdefault(cause.id, []).append(cid)
+        flips = flipped_by.get(cid, [])
+        if cause.no_reading and flips:
+            problems.append(f"{cid}: its cause {cause.id} says no reading decides it, but reading "
+                            f"{', '.join(flips)} flips it")
+        if cause.reading and not cause.unconfirmed and cause.reading not in flips:
+            problems.append(f"{cid}: its cause {cause.id} is removed by reading {cause.reading}, which does not flip "
+                            "it: mark the cause unconfirmed or name the cause that explains it")
+    for cause in causes.values():
+        ids = explained.get(cause.id, [])
+        if cause.reading and cause.unconfirmed and ids and all(cause.reading in flipped_by.get(c, []) for c in ids):
+            problems.append(f"cause {cause.id} is marked unconfirmed, but reading {cause.reading} flips every claim "
+                            f"it explains ({', '.join(ids)})")
+    return problems

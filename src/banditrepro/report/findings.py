@@ -19,13 +19,14 @@ import math
 import re
 from pathlib import Path
 
-from .diagnosis import UNDIAGNOSED, cause_breakdown, cause_counts, causes_of, has_causes, is_undiagnosed
+from .diagnosis import cause_breakdown, causes_of, has_causes, is_undiagnosed
 from .vocabulary import (
     HEADLINE,
     INCONCLUSIVE,
     KINDS,
     NOT_MEASURED,
     NOT_REPRODUCED,
+    PREMISE_NOT_MET,
     REPRODUCED,
     SANITY,
     STANDIN_MARK,
@@ -108,58 +109,74 @@ def _ids(ids: list[str]) -> str:
     return ", ".join(ids[:-1]) + " and " + ids[-1] if len(ids) > 1 else ids[0]
 
 
-def _cause_sentences(claims, ids: list[str], verdict: str, causes: dict[str, str]) -> list[str]:
-    """For a table with a cause column, one sentence per cause: '10 LCB test unreachable: C1 and C2.', each
-    cause by its label in ``causes``; none for a table without one."""
-    if not has_causes(claims):
-        return []
-    rows = {str(r["claim_id"]): r for r in tally(claims).rows(HEADLINE, verdict) if str(r["claim_id"]) in ids}
-    out = []
-    for cause, n in cause_counts(claims, verdict):
-        members = [cid for cid, r in rows.items()
-                   if (is_undiagnosed(r) and cause == UNDIAGNOSED) or str(r.get("cause") or "") == cause]
-        if members:
-            out.append(f"{n} {causes.get(cause, cause)}: {_ids(members)}.")
-    return out
+#: how a headline failure with no declared cause is counted in the first finding
+UNDIAGNOSED_WORDS = "a cause not yet diagnosed"
+
+
+def _by_cause(rows: list, causes: dict[str, str]) -> list[tuple[str, int]]:
+    """(cause label, count) of failing headline rows, most frequent first (ties in order of first appearance);
+    a row without a cause counts under :data:`UNDIAGNOSED_WORDS`."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        cause = str(row.get("cause") or "")
+        label = causes.get(cause, cause) if cause and not is_undiagnosed(row) else UNDIAGNOSED_WORDS
+        counts[label] = counts.get(label, 0) + 1
+    return sorted(counts.items(), key=lambda kv: -kv[1])
+
+
+def _grouped(rows: list, causes: dict[str, str], has_cause: bool, lead: str, verbs: tuple[str, str]) -> list[str]:
+    """``lead`` ('3 do not reproduce') and, for a table with a cause column, how many fail for which cause,
+    one number per sentence: '..., all because of X.' or '... 2 fail because of X. 1 fails because of Y.'
+    (``verbs``: the verb for one claim and for several)."""
+    if not has_cause:
+        return [f"{lead}."]
+    groups = _by_cause(rows, causes)
+    if len(groups) == 1:
+        every = {1: "", 2: "both "}.get(len(rows), "all ")
+        return [f"{lead}, {every}because of {groups[0][0]}."]
+    return [f"{lead}."] + [f"{n} {verbs[0] if n == 1 else verbs[1]} because of {label}." for label, n in groups]
 
 
 def headline_sentence(claims, causes: dict[str, str] | None = None) -> str:
-    """The automatic first finding: how the headline claims fared, one fact per sentence. The first
-    sentence names the headline claims counted inconclusive for want of real data (their figure runs on
-    stand-in data, or was not built); the next ones name those that did not reproduce and those that are
-    inconclusive on the measurement, grouped by cause when the table has a cause column (each cause by its
-    label in ``causes``). ``claims``: a claims table, or rows with claim_id, kind, measured and verdict (the
-    verdicts file's; without a statement column no claim reads as stand-in)."""
+    """The automatic first finding: how the headline claims fared, in plain words, one fact and at most two
+    numbers per sentence, claim ids left to the claims table (issue 38). First how many reproduce; then those
+    counted inconclusive for want of real data (stand-in data, figure not built); then those that do not
+    reproduce, those whose premise is not met, and those inconclusive on the measurement, each counted by
+    cause when the table has a cause column (each cause by its label in ``causes``). ``claims``: a claims
+    table, or rows with claim_id, kind, measured and verdict (the verdicts file's, with a cause column from
+    :func:`report.diagnosis.with_causes`; without a statement column no claim reads as stand-in)."""
     causes = causes or {}
     t = tally(claims)
-    ok, bad, unsure = (t.ids(HEADLINE, v) for v in VERDICTS)
     n = t.count(HEADLINE)
     if n == 0:
         return "This paper has no headline claims."
-    unsure_rows = t.rows(HEADLINE, INCONCLUSIVE)
-    unmeasured = [str(r["claim_id"]) for r in unsure_rows if str(r["measured"]) == NOT_MEASURED]
-    standin = [str(r["claim_id"]) for r in unsure_rows
-               if str(r["claim_id"]) not in unmeasured and str(r.get("statement", "")).startswith(STANDIN_MARK)]
-    unsure = [c for c in unsure if c not in unmeasured and c not in standin]
-    first = f"{len(ok)} of the paper's {n} headline claims reproduce{'s' if len(ok) == 1 else ''}"
-    reasons = []
+    has_cause = has_causes(claims)
+    ok = t.count(HEADLINE, REPRODUCED)
+    bad = t.rows(HEADLINE, NOT_REPRODUCED)
+    unsure = t.rows(HEADLINE, INCONCLUSIVE)
+    unmeasured = [r for r in unsure if str(r["measured"]) == NOT_MEASURED]
+    standin = [r for r in unsure if r not in unmeasured and str(r.get("statement", "")).startswith(STANDIN_MARK)]
+    gated = [r for r in unsure if r not in unmeasured and r not in standin
+             and str(r["measured"]).startswith(PREMISE_NOT_MET)]
+    noisy = [r for r in unsure if r not in unmeasured and r not in standin and r not in gated]
+    sentences = [f"{ok} of the paper's {n} headline claims reproduce{'s' if ok == 1 else ''}."]
     if standin:
-        reasons.append(f"{_ids(standin)} {'is' if len(standin) == 1 else 'are'} counted inconclusive because "
-                       f"{'its figure runs' if len(standin) == 1 else 'their figures run'} on stand-in data")
+        sentences.append(f"{len(standin)} {'is' if len(standin) == 1 else 'are'} counted inconclusive because "
+                         f"{'its figure runs' if len(standin) == 1 else 'their figures run'} on stand-in data.")
     if unmeasured:
-        reasons.append(f"{_ids(unmeasured)} could not be measured because "
-                       f"{'its figure was' if len(unmeasured) == 1 else 'their figures were'} not built")
-    sentences = [first + (", while " + " and ".join(reasons) if reasons else "") + "."]
+        sentences.append(f"{len(unmeasured)} could not be measured because "
+                         f"{'its figure was' if len(unmeasured) == 1 else 'their figures were'} not built.")
     if bad:
-        grouped = _cause_sentences(claims, bad, NOT_REPRODUCED, causes)
-        verb = "does" if len(bad) == 1 else "do"
-        sentences += [f"{len(bad)} {verb} not reproduce."] + grouped if grouped else \
-            [f"{len(bad)} {verb} not reproduce: {_ids(bad)}."]
-    if unsure:
-        grouped = _cause_sentences(claims, unsure, INCONCLUSIVE, causes)
-        verb = "is" if len(unsure) == 1 else "are"
-        sentences += [f"{len(unsure)} {verb} inconclusive on the measurement."] + grouped if grouped else \
-            [f"{len(unsure)} {verb} inconclusive on the measurement: {_ids(unsure)}."]
+        sentences += _grouped(bad, causes, has_cause, f"{len(bad)} {'does' if len(bad) == 1 else 'do'} not reproduce",
+                              ("fails", "fail"))
+    if gated:
+        one = len(gated) == 1
+        sentences.append(f"{len(gated)} {'is' if one else 'are'} inconclusive because the advantage or contrast "
+                         f"{'it presupposes' if one else 'they presuppose'} does not hold (premise not met).")
+    if noisy:
+        sentences += _grouped(noisy, causes, has_cause,
+                              f"{len(noisy)} {'is' if len(noisy) == 1 else 'are'} inconclusive on the measurement",
+                              ("is inconclusive", "are inconclusive"))
     return " ".join(sentences)
 
 

@@ -2,14 +2,17 @@
 
 One row per paper of the verdicts file (in its order): the headline claims, their verdict counts and
 the finding, which is the sentence that opens the paper report's findings (:func:`headline_sentence`)
-computed from the same rows. The table sits between two markers in README.md; ``snakemake
-results_at_a_glance`` rewrites it and a test checks it against the committed verdicts file.
+computed from the same rows, with each failure's cause taken from the paper's config
+(:func:`report.diagnosis.with_causes`), so the table counts the failures by cause in the reports' words.
+The table sits between two markers in README.md; ``snakemake results_at_a_glance`` rewrites it and a test
+checks it against the committed verdicts file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from .diagnosis import causes_of, with_causes
 from .findings import headline_sentence
 from .vocabulary import HEADLINE, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, tally
 
@@ -26,21 +29,32 @@ def rows_by_paper(rows: Iterable[Mapping]) -> dict[str, list[Mapping]]:
     return out
 
 
-def glance_rows(rows: Iterable[Mapping]) -> dict[str, str]:
-    """{paper: its Markdown table row} from the verdicts file's rows."""
+def paper_finding(paper_rows: list[Mapping], config: Mapping | None) -> str:
+    """The first finding of a paper from its rows of the verdicts file and its config (causes and their labels;
+    None: no causes)."""
+    if config is None:
+        return headline_sentence(paper_rows)
+    return headline_sentence(with_causes(config, paper_rows), causes_of(config))
+
+
+def glance_rows(rows: Iterable[Mapping], configs: Mapping[str, Mapping] | None = None) -> dict[str, str]:
+    """{paper: its Markdown table row} from the verdicts file's rows and the papers' configs ({paper: config},
+    for the causes)."""
+    configs = configs or {}
     out = {}
     for paper, paper_rows in rows_by_paper(rows).items():
         t = tally(paper_rows)
+        finding = paper_finding(paper_rows, configs.get(paper))
         cells = [f"`{paper}`", t.count(HEADLINE), t.count(HEADLINE, REPRODUCED), t.count(HEADLINE, NOT_REPRODUCED),
-                 t.count(HEADLINE, INCONCLUSIVE), headline_sentence(paper_rows).replace("|", "\\|")]
+                 t.count(HEADLINE, INCONCLUSIVE), finding.replace("|", "\\|")]
         out[paper] = "| " + " | ".join(str(c) for c in cells) + " |"
     return out
 
 
-def glance_table(rows: Iterable[Mapping]) -> str:
+def glance_table(rows: Iterable[Mapping], configs: Mapping[str, Mapping] | None = None) -> str:
     """The whole table (header, rule, one row per paper), without the markers."""
     lines = ["| " + " | ".join(GLANCE_HEADER) + " |", "|" + "---|" * len(GLANCE_HEADER)]
-    return "\n".join(lines + list(glance_rows(rows).values()))
+    return "\n".join(lines + list(glance_rows(rows, configs).values()))
 
 
 def glance_block(readme: str) -> str | None:
@@ -59,15 +73,16 @@ def replace_glance(readme: str, table: str) -> str:
     return f"{head}{GLANCE_BEGIN}\n{table}\n{GLANCE_END}{tail}"
 
 
-def glance_disagreements(readme: str, rows: list[Mapping]) -> list[str]:
-    """Where the README's table differs from the one the verdicts file gives: each paper missing on
-    either side, each paper row that differs, the paper order, and any other change inside the markers."""
+def glance_disagreements(readme: str, rows: list[Mapping], configs: Mapping[str, Mapping] | None = None) -> list[str]:
+    """Where the README's table differs from the one the verdicts file (and the papers' configs, for the
+    causes) gives: each paper missing on either side, each paper row that differs, the paper order, and any
+    other change inside the markers."""
     block = glance_block(readme)
     if block is None:
         return ["README.md has no results-at-a-glance markers"]
-    if block == f"\n{glance_table(rows)}\n":
+    if block == f"\n{glance_table(rows, configs)}\n":
         return []
-    want = glance_rows(rows)
+    want = glance_rows(rows, configs)
     shown = {}
     for line in block.strip().splitlines():
         paper = line.split("|")[1].strip().strip("`") if line.count("|") > 2 else ""

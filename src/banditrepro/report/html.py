@@ -117,11 +117,13 @@ def paper_page(spec, report_md: str, figures: list[str], standin: set[str]) -> s
     return _page(spec.title, "\n".join(parts))
 
 
-def glance_row(paper: str, claims) -> str:
+def glance_row(paper: str, claims, causes: dict[str, str] | None = None) -> str:
     """One row of the results-at-a-glance table (HTML, a ``<tr>``): the paper's headline tallies and the
-    headline finding, read from its built claims."""
+    headline finding, read from its built claims, each failure counted under its cause's label in ``causes``
+    (the paper's, as report.md words them)."""
     t = tally(claims)
     cells = [html.escape(paper), t.count(HEADLINE), t.count(HEADLINE, REPRODUCED),
-             t.count(HEADLINE, NOT_REPRODUCED), t.count(HEADLINE, INCONCLUSIVE), html.escape(headline_sentence(claims))]
+             t.count(HEADLINE, NOT_REPRODUCED), t.count(HEADLINE, INCONCLUSIVE),
+             html.escape(headline_sentence(claims, causes))]
     return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>\n"
 

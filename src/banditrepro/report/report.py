@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import read_claims
+from .deviations import DEVIATION_COLUMNS, DEVIATIONS_FILE, DEVIATIONS_HEADING
 from .diagnosis import CAUSE_COLUMN, NO_READING, UNDIAGNOSED, cause_breakdown, cause_labels, causes_of, reading_sentences
 from .findings import FINDINGS_HEADING, render_findings, verdict_line
 from .mutants import mutation_lines, overall_mutation_lines, read_mutants
@@ -19,6 +20,8 @@ from .vocabulary import HEADLINE, INCONCLUSIVE, KINDS, NOT_REPRODUCED, REPRODUCE
 REPORT_CLAIM_COLUMNS = ["claim_id", "kind", "figure", "statement", "measured", "threshold", "verdict", CAUSE_COLUMN]
 #: the overall report's column counting each paper's headline non-reproductions by cause
 CAUSES_COLUMN = "not reproduced, by cause"
+#: the overall report's column counting each paper's changes to claims after results were known
+DEVIATIONS_COLUMN = "claims changed after results"
 
 
 def causes_section(spec, claims: pd.DataFrame) -> list[str]:
@@ -63,6 +66,27 @@ def readings_section(spec, claims: pd.DataFrame, readings: pd.DataFrame | None) 
     return lines + [to_markdown(shown), ""]
 
 
+def deviations_section(rows: list[dict] | None, unrecorded: list[str] | None = None) -> list[str]:
+    """'## Changes to claims after results were known': every recorded change of a headline claim's form
+    after it first entered a paper-scale lock (report/deviations.py), with the old and new verdicts and
+    the reason, and any change that is not recorded (which a test forbids); no lines when ``rows`` is None."""
+    if rows is None:
+        return []
+    lines = [DEVIATIONS_HEADING, "",
+             ("Every change of a headline claim's statement, threshold, band, kind, gate, premise or comparison set "
+              "after the claim first entered a paper-scale lock, as pre-registered replications keep a deviations "
+              f"table (`{DEVIATIONS_FILE}`; the first locked forms: `config/locks/claims.first.yaml`). Each row "
+              "is one change: what changed (old → new), the claim's verdict before and after it, why, and the "
+              "commit."), ""]
+    if unrecorded:
+        lines += ["> **Changed without a record:** " + "; ".join(unrecorded), ""]
+    if not rows:
+        return lines + ["No claim of this paper changed after its results were known.", ""]
+    claims = len({r["claim_id"] for r in rows})
+    lines += [f"{len(rows)} change{'s' if len(rows) != 1 else ''} to {claims} claim{'s' if claims != 1 else ''}.", ""]
+    return lines + [to_markdown(pd.DataFrame(rows, columns=DEVIATION_COLUMNS)), ""]
+
+
 def provenance_line(scale: str, prov: dict) -> str:
     """'scale `paper` · seed 1 · banditrepro 0.1.0 · commit `abc…`': what a report was built from
     (``prov``: a :func:`banditrepro.provenance.record`)."""
@@ -81,12 +105,14 @@ def scale_warning(scale: str) -> list[str]:
 def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tables: dict[str, Path],
                  not_built: dict[str, str], standin: set[str], prov: dict, out_path: Path,
                  robustness: pd.DataFrame | None = None, readings: pd.DataFrame | None = None,
-                 mutants: pd.DataFrame | None = None) -> str:
+                 mutants: pd.DataFrame | None = None, deviations: list[dict] | None = None,
+                 unrecorded: list[str] | None = None) -> str:
     """The paper's report; with ``robustness`` (its robustness.csv) the claims table gains a column saying
     whether each headline verdict held under every extra root seed, and the findings a stability sentence.
     The verdict line counts the failures by cause; ``readings`` (its readings.csv) adds the alternative
     readings section; with ``mutants`` (its mutants.csv) a section gives the mutation score and the uncaught
-    mutants."""
+    mutants; ``deviations`` (report.deviations.deviation_rows) the changes to claims after results were
+    known, with ``unrecorded`` the changes no deviation entry records."""
     out_dir = Path(out_path).parent
     lines = [f"# Replication report: {spec.title}", "",
              f"Paper id `{spec.paper}` · {provenance_line(spec.scale, prov)}", "",
@@ -112,6 +138,7 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
                   for r in spec.resolutions] + [""]
     lines += causes_section(spec, claims)
     lines += readings_section(spec, claims, readings)
+    lines += deviations_section(deviations, unrecorded)
     if mutants is not None:
         lines += mutation_lines(mutants, spec.paper)
     lines += ["## Claims", ""]
@@ -151,14 +178,16 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
                    paper_findings: dict[str, list[str]] | None = None,
                    paper_robustness: dict[str, Path] | None = None, not_built: dict | None = None,
                    paper_causes: dict[str, dict[str, str]] | None = None,
-                   paper_mutants: dict[str, Path] | None = None) -> str:
+                   paper_mutants: dict[str, Path] | None = None,
+                   paper_deviations: dict[str, tuple[int, int]] | None = None) -> str:
     """One row of headline tallies per paper (variant and sanity apart), then each paper's findings;
     ``prov`` (a provenance record whose config holds the ``scale``) says what the report was built from,
     as in each paper report. With ``paper_robustness`` ({paper: robustness.csv}) a column counts the
     headline claims stable across seeds. ``not_built`` ({"datasets": {name: why}, "figures": {paper:
     {figure: why}}}, the workflow's not_built()) adds a section listing what this machine could not build
     and why. A column counts each paper's headline non-reproductions by cause, each cause by its label in
-    ``paper_causes`` ({paper: its config's causes})."""
+    ``paper_causes`` ({paper: its config's causes}); with ``paper_deviations`` ({paper: (changes, claims)},
+    report.deviations.deviation_count) a column counts the changes to claims after results were known."""
     out_dir = Path(out_path).parent
     paper_causes = paper_causes or {}
     scale = prov["config"]["scale"]
@@ -176,6 +205,9 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
         for kind in KINDS:
             if kind != HEADLINE:
                 row[f"{kind} reproduced"] = f"{t.count(kind, REPRODUCED)}/{t.count(kind)}"
+        if paper_deviations is not None:
+            changes, changed = paper_deviations.get(paper, (0, 0))
+            row[DEVIATIONS_COLUMN] = f"{changed} ({changes} change{'s' if changes != 1 else ''})" if changes else "0"
         if paper_robustness:
             path = paper_robustness.get(paper)
             row[STABILITY_COLUMN] = stability_summary(read_claims(path)) if path else "not built"
@@ -184,7 +216,11 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
     lines += [to_markdown(pd.DataFrame(rows)),
               ("Only headline claims are tallied as reproductions; variant claims (labelled sensitivity variants, "
                "alternative readings) and sanity claims (true by construction) are counted apart. Each paper's "
-               "report lists every claim with what was measured, the threshold, the verdict and its kind."), ""]
+               "report lists every claim with what was measured, the threshold, the verdict and its kind"
+               + ("; *" + DEVIATIONS_COLUMN + "*: the claims whose statement, threshold, band, kind, gate, premise "
+                  "or comparison set changed after their results were known (each paper report's section "
+                  "\"Changes to claims after results were known\")" if paper_deviations is not None else "")
+               + "."), ""]
     for paper in paper_claims:
         if paper in paper_findings:
             lines += [f"## {paper}", ""] + [f"- {s}" for s in paper_findings[paper]] + [""]

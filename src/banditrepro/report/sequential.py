@@ -84,10 +84,11 @@ def check_takes_z(claim: dict) -> bool:
 
 def sequential_claims(spec) -> list[dict]:
     """The claims that get extra looks at the spec's scale: headline claims whose check takes a ``z``
-    (the band the extra looks widen), when the paper's rule allows more than one look."""
+    (the band the extra looks widen), when the paper's rule allows more than one look. A claim with a
+    ``premise`` takes none: a look would decide its own check, not the premise that gates it."""
     if paper_rule(spec).looks == 1:
         return []
-    return [c for c in spec.claims if c["kind"] == HEADLINE and check_takes_z(c)]
+    return [c for c in spec.claims if c["kind"] == HEADLINE and check_takes_z(c) and not c.get("premise")]
 
 
 def claim_experiments(spec, claim: dict) -> list[str]:

@@ -27,6 +27,9 @@ DEFAULT_KIND = HEADLINE
 NOT_MEASURED = "not measured"
 #: the label before the statement of a claim whose figure runs on stand-in data (its verdict is inconclusive)
 STANDIN_MARK = "[STAND-IN DATA] "
+#: how the measured text of a claim whose premise fails begins (its verdict is inconclusive: the statement
+#: presupposes what the premise tests, so without it the claim says nothing; report.claims)
+PREMISE_NOT_MET = "premise not met: "
 
 
 def claim_records(claims) -> list[dict]:

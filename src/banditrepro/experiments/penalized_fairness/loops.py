@@ -129,7 +129,7 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
     ``lfg_choose``, ``flearn_choose``; rounds 1..K pull arm t), a reward from the table, and
     ``record_pull`` (and LFG's ``update_queues``), all inlined into this loop.
     ``tests/penalized_fairness`` compares the pull counts with the engine running the oracle kernels
-    of ``experiments/penalized_fairness/reference.py``.
+    of ``tests/kernel_oracles/fairness.py``.
     """
     n_rows = pol_params.shape[0]
     n_arms = pol_params.shape[2]

@@ -227,6 +227,7 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
         round_candidate_mean[r, :] = math.nan
         round_checks_passed[r, :] = -1.0
         first_passing = 0
+        oracle_steps = 0
         cand_mean = math.nan
         phase = PHASE_ORACLE
         i = 0
@@ -243,7 +244,9 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                 cand_mean = env_mean(env_code, env_params, point)
             else:
                 n_arms = 0
-                log_h = math.log(t_i)
+                # a warm Uniform UCB oracle is one UCB(H) on the grid of the horizon H (its ln H fixed); any
+                # other oracle of round i has horizon t_i
+                log_h = math.log(horizon) if warm_start and oracle == ORACLE_UNIFORM_UCB else math.log(t_i)
                 fresh = i == 1 or not warm_start
                 if oracle in (ORACLE_TS, ORACLE_BETA_TS):
                     n_arms = env_params.shape[0]
@@ -258,9 +261,11 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                 elif fresh:
                     counts[:n_arms] = 0.0
                     sums[:n_arms] = 0.0
+                    oracle_steps = 0  # the oracle's own step count (its initial round-robin), over rounds when warm
                 s = 0
                 while s < t_i and pos[0] < horizon:
                     s += 1
+                    oracle_steps += 1
                     if oracle == ORACLE_TS:
                         arm = gaussian_ts_choose(counts, sums, n_arms, stream)
                         key = float(arm)
@@ -270,7 +275,7 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                         key = float(arm)
                         mean = env_params[arm]
                     elif oracle == ORACLE_UNIFORM_UCB:
-                        arm = ucb_choose(s, winner, n_arms)
+                        arm = ucb_choose(oracle_steps, winner, n_arms)
                         key = float(arm)
                         mean = grid_means[i - 1, arm]
                     else:
@@ -469,11 +474,11 @@ class SelectSimulation:
             raise ValueError("the convex oracle needs a continuous 1-D instance")
         if v.skip_step1 and self.env.n_arms:
             raise ValueError("SELECT without Step 1 draws from a continuous arm set")
-        if v.warm_start and code == select_alg.ORACLE_UNIFORM_UCB:
-            raise ValueError("warm_start is undefined for Uniform UCB (its grid changes with t_i)")
         round_t, round_big_t = self.schedule(int(checkpoints[-1]))
         if code == select_alg.ORACLE_UNIFORM_UCB and not v.skip_step1:
-            grid_means, grid_sizes = grid_means_table(self.env, round_t, self.grid_exponent)
+            # the grid of each round's horizon t_i; a warm (not restarted) oracle keeps one grid, the horizon's
+            horizons = np.full(round_t.size, int(checkpoints[-1])) if v.warm_start else round_t
+            grid_means, grid_sizes = grid_means_table(self.env, horizons, self.grid_exponent)
         else:
             grid_means, grid_sizes = np.zeros((1, 1)), np.ones(1, dtype=np.int64)
         n = len(noise_keys)

@@ -38,10 +38,10 @@ def thm7_pull_counts(ctx, experiment, algorithm):
 
 
 @claim_check("plateau_or_single_lock_in")
-def plateau_or_single_lock_in(ctx, figure, panel, algorithm, experiment, max_increase, lock_arm, window):
+def plateau_or_single_lock_in(ctx, figure, panel, algorithm, experiment, max_increase, lock_arm, window, z=2.0):
     """Fig 2(b) for P3: R(T) - R(T/2) < max_increase, or the increase is explained by at most one
     run locked on ``lock_arm`` (its last ``window`` choices all that arm): without the locked runs
-    the mean increase is below max_increase."""
+    the mean increase is below max_increase; each judged with ``z`` s.e."""
     out = ctx.replications(experiment)[algorithm]
     cp = out.checkpoints
     T = int(cp[-1])
@@ -51,13 +51,13 @@ def plateau_or_single_lock_in(ctx, figure, panel, algorithm, experiment, max_inc
     pulls_in_window = out.pulls[:, -1, lock_arm] - out.pulls[:, j_start, lock_arm]
     locked = pulls_in_window >= cp[-1] - cp[j_start]
     inc, se = mean_se(inc_per_run)
-    verdict = compare_threshold(inc, se, max_increase, below=True)
+    verdict = compare_threshold(inc, se, max_increase, below=True, z=z)
     inc_unlocked, se_unlocked = mean_se(inc_per_run[~locked]) if (~locked).any() else (math.nan, math.nan)
     if verdict != "reproduced" and int(locked.sum()) <= 1 and (~locked).any():
-        verdict = compare_threshold(inc_unlocked, se_unlocked, max_increase, below=True)
+        verdict = compare_threshold(inc_unlocked, se_unlocked, max_increase, below=True, z=z)
     return ClaimResult(measured=f"R({T}) - R({cp[j_half]}) = {fmt(inc)} ± {fmt(se)}; runs locked on arm {lock_arm + 1}: "
                                 f"{int(locked.sum())}; increase without them = {fmt(inc_unlocked)}",
-                       threshold=f"< {max_increase} by > 2 s.e., or at most 1 locked run explaining the rise",
+                       threshold=f"< {max_increase} by > {z} s.e., or at most 1 locked run explaining the rise",
                        verdict=verdict)
 
 

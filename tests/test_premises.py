@@ -1,0 +1,127 @@
+"""Premise gates (issue 38, report/claims.py): a claim whose statement presupposes an advantage or a contrast is
+inconclusive while its premise is not reproduced, with the premise's measured value and the claim's own check
+beside it; and the papers' claims of that shape carry their premise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from banditrepro.experiments.spec import PaperSpec, load_paper
+from banditrepro.report.claims import (
+    PremiseError,
+    check_premises,
+    claim_dependencies,
+    claims_of_figure,
+    evaluate_claims,
+    premise_claims,
+)
+from banditrepro.report.context import ResultsContext
+from banditrepro.report.sequential import sequential_claims
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+FIGURES = {"fig": {"title": "F", "panels": [{"id": "p", "experiment": "e", "metric": "regret"}]},
+           "other": {"title": "O", "panels": [{"id": "q", "experiment": "e2", "metric": "regret"}]}}
+
+
+def _claim(cid, lower, higher, figure="fig", panel="p", **extra):
+    return {"id": cid, "figure": figure, "statement": f"{lower} below {higher}", "kind": "headline",
+            "check": {"fn": "below", "panel": panel, "lower": lower, "higher": higher}, **extra}
+
+
+def _ctx(tmp_path, claims):
+    spec = PaperSpec(paper="toy", title="T", scale="smoke", experiments={}, figures=FIGURES, claims=claims,
+                     tables={}, resolutions=[], config={"paper": "toy"})
+    sums = {}
+    for fig, panel, rows in (("fig", "p", [("A", 1.0), ("B", 5.0), ("C", 3.0)]), ("other", "q", [("X", 2.0), ("Y", 9.0)])):
+        (tmp_path / fig).mkdir(exist_ok=True)
+        pd.DataFrame([(panel, a, "regret", 10, m, 0.1, 10) for a, m in rows],
+                     columns=["panel", "algorithm", "metric", "t", "mean", "se", "n"]).to_csv(
+            tmp_path / fig / "summary.csv", index=False)
+        sums[fig] = tmp_path / fig / "summary.csv"
+    return ResultsContext(spec, sums)
+
+
+def test_a_claim_whose_premise_fails_is_inconclusive_with_both_checks_shown(tmp_path):
+    claims = [_claim("LEAD", "B", "A"),                              # fails: B (5) is above A (1)
+              _claim("TREND", "A", "C", premise="LEAD"),            # its own check passes, its premise fails
+              _claim("TREND2", "A", "C", premise="HOLDS"),          # its premise holds: its own verdict
+              _claim("HOLDS", "X", "Y", figure="other", panel="q")]
+    df = evaluate_claims(_ctx(tmp_path, claims)).set_index("claim_id")
+    assert df.loc["LEAD", "verdict"] == "not_reproduced"
+    gated = df.loc["TREND"]
+    assert gated.verdict == "inconclusive"
+    assert gated.measured.startswith("premise not met: LEAD not reproduced (tightest pair B: 5 ± 0.1 vs A: 1")
+    assert "own check reproduced: tightest pair A: 1 ± 0.1 vs C: 3" in gated.measured
+    assert gated.threshold.endswith("; premise LEAD reproduced")
+    # a premise on another figure is evaluated with the claim (and named among its dependencies)
+    assert df.loc["TREND2", "verdict"] == "reproduced" and "[premise HOLDS reproduced]" in df.loc["TREND2", "measured"]
+    # without its premise the hand-made violation passes: the gate is what makes it inconclusive
+    plain = [dict(c) for c in claims]
+    del plain[1]["premise"]
+    assert evaluate_claims(_ctx(tmp_path, plain)).set_index("claim_id").loc["TREND", "verdict"] == "reproduced"
+
+
+def test_a_list_premise_needs_every_claim_and_a_check_premise_runs_its_check(tmp_path):
+    claims = [_claim("L1", "A", "B"), _claim("L2", "B", "A"),
+              _claim("BOTH", "A", "C", premise=["L1", "L2"]),
+              _claim("CHECKED", "A", "C", premise={"fn": "below", "panel": "p", "lower": "C", "higher": "B"})]
+    df = evaluate_claims(_ctx(tmp_path, claims), figure="fig").set_index("claim_id")
+    assert df.loc["BOTH", "verdict"] == "inconclusive"
+    assert df.loc["BOTH", "measured"].startswith("premise not met: L1 and L2 not reproduced (L1 reproduced: ")
+    assert df.loc["CHECKED", "verdict"] == "reproduced"
+
+
+def test_unbuilt_premise_figure_gates_too(tmp_path):
+    claims = [_claim("HOLDS", "X", "Y", figure="other", panel="q"), _claim("TREND", "A", "C", premise="HOLDS")]
+    df = evaluate_claims(_ctx(tmp_path, claims), {"other": "no data"}, figure="fig").set_index("claim_id")
+    assert df.loc["TREND", "verdict"] == "inconclusive" and "premise not met: HOLDS inconclusive (not measured)" in \
+        df.loc["TREND", "measured"]
+
+
+def test_premises_name_known_claims_without_circles():
+    def spec(claims):
+        return PaperSpec(paper="toy", title="T", scale="smoke", experiments={}, figures=FIGURES, claims=claims,
+                         tables={}, resolutions=[], config={"paper": "toy"})
+
+    ok = spec([_claim("A1", "A", "B"), _claim("A2", "A", "C", premise="A1"),
+               _claim("A3", "A", "C", premise="A2", figure="other", panel="q")])
+    check_premises(ok)
+    assert [c["id"] for c in premise_claims(ok, ok.claims[2])] == ["A2", "A1"]
+    assert claim_dependencies(ok, "other")[0] == ["other", "fig"]  # the premises' figure is read too
+    assert [c["id"] for c in claims_of_figure(ok, "other")] == ["A3", "A2", "A1"]  # its job reruns when they change
+    with pytest.raises(PremiseError, match="unknown claim 'A9'"):
+        check_premises(spec([_claim("A1", "A", "B", premise="A9")]))
+    with pytest.raises(PremiseError, match="circle"):
+        check_premises(spec([_claim("A1", "A", "B", premise="A2"), _claim("A2", "A", "B", premise="A1")]))
+
+
+#: the claims of the five papers whose statements presuppose an advantage or a contrast (issue 38), and what
+PREMISES = {
+    "censored_resources": {"F4_gap_correlated": ["F4_best_poscorr", "F4_best_negcorr", "F4_best_indep"],
+                           "F67_grows_poscorr": ["F6_best_poscorr", "F7_best_poscorr"],
+                           "F67_grows_negcorr": ["F6_best_negcorr", "F7_best_negcorr"],
+                           "F67_grows_indep": ["F6_best_indep", "F7_best_indep"]},
+    "satisficing_select": {"C5b": "C5a", "C5c1": "C5a", "C6": "C4a2", "C3a3": "C3a3.grid"},
+    "satisficing_ucl": {"F5c": "F5b"},
+}
+
+
+@pytest.mark.parametrize("paper", sorted(PREMISES))
+def test_claims_that_presuppose_an_advantage_are_gated_by_it(paper):
+    spec = load_paper(paper, "smoke", REPO_ROOT)
+    check_premises(spec)
+    by_id = {c["id"]: c for c in spec.claims}
+    for cid, premise in PREMISES[paper].items():
+        assert by_id[cid].get("premise") == premise, f"{paper}: {cid} must be gated by {premise}"
+        assert "premise" in by_id[cid]["statement"], f"{paper}: {cid}'s statement must say what it presupposes"
+
+
+def test_a_gated_claim_takes_no_sequential_look():
+    spec = load_paper("composite_anonymous", "paper", REPO_ROOT)
+    looks = {c["id"] for c in sequential_claims(spec)}
+    assert "C1" in looks
+    spec.claims[0]["premise"] = "C2"  # C1, gated by a hand-made premise
+    assert "C1" not in {c["id"] for c in sequential_claims(spec)}
