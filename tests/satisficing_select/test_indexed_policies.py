@@ -1,22 +1,65 @@
 """SAT-UCB(+) and Uniform UCB with their indices (algorithms/satisficing_ucb.py, lipschitz_ucb.py and the trees
 of arm_trees.py) take the arm of the printed one-pass rules.
 
-The printed rules are the reference loop's ``_sat_ucb`` and ``_uniform_ucb`` (experiments/satisficing_select/
-reference.py: every mean, sqrt and index recomputed from counts and sums at every step). Both are driven
-through the same random histories, step by step; every choice and the policy stream's position (SAT-UCB's
-uniform draws) must agree. Rewards come from few values in most examples, so that means, keys, rho and
-UCB indices tie exactly.
+The printed rules are :func:`printed_sat_ucb` and :func:`printed_uniform_ucb` below: the scans the kernels ran
+before issue 41 (every mean, sqrt and index recomputed from counts and sums at every step, one pass, first index
+on ties, SAT-UCB's uniform draw from the same policy stream). Both are driven through the same random histories,
+step by step; every choice and the policy stream's position must agree. Rewards come from few values in most
+examples, so that means, keys, rho and UCB indices tie exactly.
 """
+
+import math
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from banditrepro import rng
 from banditrepro.algorithms.arm_trees import new_tournament
 from banditrepro.algorithms.lipschitz_ucb import ucb_choose, ucb_reset, ucb_update
 from banditrepro.algorithms.satisficing_ucb import new_index, sat_ucb_choose, sat_ucb_reset, sat_ucb_update
-from banditrepro.experiments.satisficing_select.reference import _sat_ucb, _uniform_ucb
+
+
+@njit
+def printed_uniform_ucb(step, counts, sums, n_arms, log_h):
+    if step <= n_arms:
+        return step - 1
+    best, best_index = 0, -math.inf
+    for j in range(n_arms):
+        index = sums[j] / counts[j] + math.sqrt(4.0 * log_h / counts[j])
+        if index > best_index:
+            best, best_index = j, index
+    return best
+
+
+@njit
+def printed_sat_ucb(pulls_so_far, counts, sums, n_arms, level, plus, stream):
+    if pulls_so_far < n_arms:
+        return pulls_so_far
+    log_t = math.log(pulls_so_far)
+    r_t = math.sqrt(2.0 * math.log(1.0 + pulls_so_far * log_t * log_t))
+    max_mu, max_ucb, arg_ucb, max_rho, arg_rho = -math.inf, -math.inf, 0, -math.inf, 0
+    for j in range(n_arms):
+        mu = sums[j] / counts[j]
+        c = r_t / math.sqrt(counts[j])
+        rho = (mu + c - max(mu - c, level)) / c
+        max_mu = max(max_mu, mu)
+        if mu + c > max_ucb:
+            max_ucb, arg_ucb = mu + c, j
+        if rho > max_rho:
+            max_rho, arg_rho = rho, j
+    if (max_ucb if plus else max_mu) >= level:
+        return arg_rho
+    if max_ucb < level:
+        return arg_ucb
+    eligible = np.empty(n_arms, dtype=np.int64)
+    m = 0
+    for j in range(n_arms):
+        if sums[j] / counts[j] + r_t / math.sqrt(counts[j]) >= level:
+            eligible[m] = j
+            m += 1
+    return eligible[rng.stream_integer(stream, m)]
 
 REWARDS = {
     "gaussian": lambda gen, mean: mean + gen.standard_normal(),
@@ -41,7 +84,7 @@ def _run_both(n_arms, level, plus, rewards, seed, steps, key=5):
     choices = []
     for t in range(steps):
         arm = sat_ucb_choose(t, means, roots, n_arms, level, plus, stream, *index)
-        ref = _sat_ucb(t, ref_counts, ref_sums, n_arms, level, plus, ref_stream)
+        ref = printed_sat_ucb(t, ref_counts, ref_sums, n_arms, level, plus, ref_stream)
         assert arm == ref, f"step {t}: indexed {arm}, printed {ref}"
         assert np.array_equal(stream, ref_stream), f"step {t}: streams diverged"
         y = REWARDS[rewards](gen, arm_means[arm])
@@ -86,7 +129,7 @@ def test_uniform_ucb_tournament_takes_the_printed_rules_arm(n_arms, horizon, rew
     ucb_reset(counts, sums, index, winner, n_arms)
     for step in range(1, 12 * n_arms + 40):
         arm = ucb_choose(step, winner, n_arms)
-        assert arm == _uniform_ucb(step, counts, sums, n_arms, log_h), f"step {step}"
+        assert arm == printed_uniform_ucb(step, counts, sums, n_arms, log_h), f"step {step}"
         ucb_update(counts, sums, index, winner, arm, REWARDS[rewards](gen, arm_means[arm]), log_h)
 
 
@@ -110,5 +153,5 @@ def test_indexed_step_takes_the_printed_rules_arm_among_many_satisfied_arms(coun
     total = int(sum(counts))
     for t in (total, growth * total, 10 * growth * total):  # R_t never decreases between the steps
         arm = sat_ucb_choose(t, means, roots, n_arms, level, plus, stream, *index)
-        assert arm == _sat_ucb(t, pulls.copy(), sums.copy(), n_arms, level, plus, ref_stream), f"t = {t}"
+        assert arm == printed_sat_ucb(t, pulls.copy(), sums.copy(), n_arms, level, plus, ref_stream), f"t = {t}"
         assert np.array_equal(stream, ref_stream)

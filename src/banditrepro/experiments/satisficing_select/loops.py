@@ -256,11 +256,12 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                     convex_reset(convex_state, t_i, sigma)
                 else:
                     convex_set_horizon(convex_state, t_i)
-                if fresh and oracle == ORACLE_UNIFORM_UCB:
-                    ucb_reset(counts, sums, index, winner, n_arms)
-                elif fresh:
-                    counts[:n_arms] = 0.0
-                    sums[:n_arms] = 0.0
+                if fresh:
+                    if oracle == ORACLE_UNIFORM_UCB:
+                        ucb_reset(counts, sums, index, winner, n_arms)
+                    else:
+                        counts[:n_arms] = 0.0
+                        sums[:n_arms] = 0.0
                     oracle_steps = 0  # the oracle's own step count (its initial round-robin), over rounds when warm
                 s = 0
                 while s < t_i and pos[0] < horizon:
