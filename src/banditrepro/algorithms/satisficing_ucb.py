@@ -26,8 +26,7 @@ Fenwick tree (their number and the k-th of them for the uniform draw); an arm no
 because R_t never decreases (checked at every step) and a correctly rounded r / q and mu + x never
 decrease when r and x grow; the others wait in a second tournament tree until their key reaches
 -R_t - slack, and are then tested with the printed expression. Only argmax UCB with every UCB below S
-(about two thirds of the steps of SAT-UCB(+) on the concave grids of 50 arms, none on the Lipschitz
-grids) scans all arms.
+still scans all arms.
 
 Rounding: with eps = 2^-53, q = sqrt(n) as cached and G = (max|mu| + |S|) max q + R_t, the printed
 (rho - 1) R_t differs from min(k, R_t) (and the key from k) by less than 20 eps G, and the printed UCB test
