@@ -413,16 +413,13 @@ def play_select(oracle, kind, params, dim, lipschitz, arm_means, horizon, level,
             candidate = mean_at(kind, params, point[0], point[1])
         else:
             fresh = i == 1 or not warm
-            if oracle == UCB and not warm:  # the grid of horizon t_i
-                means = grid_means(kind, params, dim, grid_cells(lipschitz, t_i, dim))
-                counts = np.zeros(means.size)
-                sums = np.zeros(means.size)
-                ucb_steps, log_h = 0, math.log(t_i)
-            elif oracle == UCB and fresh:  # V3: one UCB(H) on the grid of the run's horizon, paused outside Step 1
-                means = grid_means(kind, params, dim, grid_cells(lipschitz, horizon, dim))
-                counts = np.zeros(means.size)
-                sums = np.zeros(means.size)
-                ucb_steps, log_h = 0, math.log(horizon)
+            if oracle == UCB:
+                if fresh:  # UCB(t_i) on the grid of horizon t_i; V3: one UCB(H), H the run's, paused outside Step 1
+                    ucb_horizon = horizon if warm else t_i
+                    means = grid_means(kind, params, dim, grid_cells(lipschitz, ucb_horizon, dim))
+                    counts = np.zeros(means.size)
+                    sums = np.zeros(means.size)
+                    ucb_steps, log_h = 0, math.log(ucb_horizon)
             elif oracle == AGARWAL:
                 if fresh:
                     agarwal_start(state, t_i, sigma)
