@@ -84,6 +84,31 @@ def test_the_reference_transcribes_the_paper():
     assert sigma.units == 0.1 and sigma.level == 0.5 / 0.1 and sigma.instance.lipschitz == inst.lipschitz
 
 
+@pytest.mark.parametrize("warm", [False, True])
+def test_the_reference_v3_uniform_ucb_oracle_is_one_ucb_on_the_horizons_grid(warm):
+    """V3 with Uniform UCB (resolution sensitivity_variants, issue 38), by hand: with horizon H = 31 the run is
+    rounds 1-2 (t_i, T_i) = (3, 2), (7, 3) and round 3's Step 1 (16 steps, to t = 31), on Fig 4(b)'s level S = 1.5
+    (no LCB test passes). Not restarted, the oracle is UCB(H) on the grid of H (M = ceil((31 L)^(1/4)) = 6, 36 cells,
+    ln H) paused outside Step 1: its 26 Step-1 pulls are its first sweep, cells 0..25 in index order, across the
+    rounds. Restarted (the printed Algorithm 1), each round sweeps the grid of its own t_i from cell 0."""
+    setting = ref.SETTINGS["lipschitz_nonrealizable_v3"]
+    assert setting == ref.SETTINGS["lipschitz_nonrealizable"]  # the Fig 4(b) instance
+    inst = setting.instance
+    params = np.array(inst.params)
+    out = ref.REFERENCE.run(SPEC.experiments["lipschitz_nonrealizable_v3"], "select_v3" if warm else "select",
+                            np.array([3], np.uint64), np.array([4], np.uint64), np.arange(1, 32))
+    assert out.curves["round"][0].tolist() == [1.0] * 5 + [2.0] * 10 + [3.0] * 16
+    pulled = 1.0 - np.diff(out.curves["regret"][0], prepend=0.0)  # r(X_t) = r* - (the regret step t adds)
+    step1 = np.r_[0:3, 5:12, 15:31]  # the Step-1 steps (0-based t - 1)
+    if warm:
+        assert ref.grid_cells(inst.lipschitz, 31, 2) == 6
+        expected = ref.grid_means(inst.kind, params, 2, 6)[:26]
+    else:  # grids of t_i = 3, 7, 16: 4, 4, 5 cells per axis (ceil((t_i L)^(1/4)))
+        expected = np.concatenate([ref.grid_means(inst.kind, params, 2, m)[:t_i] for m, t_i in ((4, 3), (4, 7),
+                                                                                             (5, 16))])
+    np.testing.assert_allclose(pulled[step1], expected, rtol=0, atol=1e-12)
+
+
 # --- planted bugs outside the policies, which the earlier (policy-only) reference could not see ------------------
 
 

@@ -9,8 +9,15 @@ import pytest
 
 from banditrepro import rng
 from banditrepro.algorithms import convex_1d as cvx
-from banditrepro.algorithms.lipschitz_ucb import cell_centres, cells_per_axis, ucb_choose, ucb_update
-from banditrepro.algorithms.satisficing_ucb import confidence_scale, sat_ucb_choose, sat_ucb_update
+from banditrepro.algorithms.arm_trees import new_tournament
+from banditrepro.algorithms.lipschitz_ucb import cell_centres, cells_per_axis, ucb_choose, ucb_reset, ucb_update
+from banditrepro.algorithms.satisficing_ucb import (
+    confidence_scale,
+    new_index,
+    sat_ucb_choose,
+    sat_ucb_reset,
+    sat_ucb_update,
+)
 from banditrepro.algorithms.select import SelectVariant, round_schedule, schedule_table
 from banditrepro.algorithms.thompson import gaussian_ts_choose, gaussian_ts_update
 from banditrepro.environments.continuous import capped_gaussian_bump, concave_quadratic, finite_gaussian
@@ -107,26 +114,41 @@ def test_ts_draws_posterior_normals_in_arm_order():
 def test_uniform_ucb_round_robin_then_cached_index():
     counts = np.zeros(3)
     sums = np.zeros(3)
-    index = np.zeros(3)
+    index, winner = new_tournament(1, 3)
+    ucb_reset(counts, sums, index, winner, 3)
     log_h = math.log(100)
     rewards = [0.0, 1.0, 0.5]
     for step in range(1, 4):
-        arm = ucb_choose(step, index, 3)
+        arm = ucb_choose(step, winner, 3)
         assert arm == step - 1
-        ucb_update(counts, sums, index, arm, rewards[arm], log_h)
-    np.testing.assert_allclose(index, np.array(rewards) + math.sqrt(4 * log_h))
-    assert ucb_choose(4, index, 3) == 1
-    ucb_update(counts, sums, index, 1, 0.0, log_h)  # arm 1: mean 0.5, radius sqrt(4 ln 100 / 2)
-    assert index[1] == pytest.approx(0.5 + math.sqrt(2 * log_h))
-    assert ucb_choose(5, index, 3) == 2
+        ucb_update(counts, sums, index, winner, arm, rewards[arm], log_h)
+    np.testing.assert_allclose(index[0, :3], np.array(rewards) + math.sqrt(4 * log_h))
+    assert ucb_choose(4, winner, 3) == 1
+    ucb_update(counts, sums, index, winner, 1, 0.0, log_h)  # arm 1: mean 0.5, radius sqrt(4 ln 100 / 2)
+    assert index[0, 1] == pytest.approx(0.5 + math.sqrt(2 * log_h))
+    assert ucb_choose(5, winner, 3) == 2
+    ucb_update(counts, sums, index, winner, 2, 0.5, log_h)  # arms 1 and 2: the same index ...
+    ucb_update(counts, sums, index, winner, 0, -2.0, log_h)  # ... above arm 0's: the first of them wins
+    assert index[0, 1] == index[0, 2] > index[0, 0] and ucb_choose(7, winner, 3) == 1
 
 
 # ---------------------------------------------------------------- SAT-UCB / SAT-UCB+
 
-def _sat_state(counts, sums):
-    counts = np.asarray(counts, dtype=float)
-    sums = np.asarray(sums, dtype=float)
-    return counts, sums, sums / counts, np.sqrt(counts)
+class SatState:
+    """SAT-UCB's arrays and index after pulls whose rewards are given per arm (updates in arm order)."""
+
+    def __init__(self, rewards_per_arm, level):
+        n = len(rewards_per_arm)
+        self.n_arms, self.level = n, level
+        self.counts, self.sums, self.means, self.roots = (np.zeros(n) for _ in range(4))
+        self.index = new_index(n)
+        sat_ucb_reset(self.counts, self.sums, self.means, self.roots, *self.index, n)
+        for arm, rewards in enumerate(rewards_per_arm):
+            for y in rewards:
+                sat_ucb_update(self.counts, self.sums, self.means, self.roots, *self.index, arm, float(y), level)
+
+    def choose(self, t, plus, stream):
+        return sat_ucb_choose(t, self.means, self.roots, self.n_arms, self.level, plus, stream, *self.index)
 
 
 def test_confidence_scale():
@@ -134,54 +156,55 @@ def test_confidence_scale():
 
 
 def test_sat_ucb_initial_pulls_in_index_order():
-    means, roots = np.zeros(3), np.ones(3)
+    state = SatState([[], [], []], 0.5)
     for t in range(3):
-        assert sat_ucb_choose(t, means, roots, 3, 0.5, False, rng.new_stream(1)) == t
+        assert state.choose(t, False, rng.new_stream(1)) == t
 
 
 def test_sat_ucb_ratio_branch_hand_computed():
     # t = 20 pulls; arm 0 mean 0.9 (n=10), arm 1 mean 0.6 (n=5), arm 2 mean 0.2 (n=5); S = 0.5
-    counts, sums, means, roots = _sat_state([10, 5, 5], [9.0, 3.0, 1.0])
+    state = SatState([[1.0] * 9 + [0.0], [1.0] * 3 + [0.0] * 2, [1.0] + [0.0] * 4], 0.5)
+    np.testing.assert_array_equal(state.sums, [9.0, 3.0, 1.0])
     r_t = math.sqrt(2 * math.log(1 + 20 * math.log(20) ** 2))
-    c = r_t / np.sqrt(counts)
-    rho = (means + c - np.maximum(means - c, 0.5)) / c
+    c = r_t / np.sqrt(state.counts)
+    rho = (state.means + c - np.maximum(state.means - c, 0.5)) / c
     expected = int(np.argmax(rho))
     assert expected == 0  # rho_0 = 1 + 0.4/c_0 is the largest
     for plus in (False, True):
-        assert sat_ucb_choose(20, means, roots, 3, 0.5, plus, rng.new_stream(3)) == expected
+        assert state.choose(20, plus, rng.new_stream(3)) == expected
 
 
 def test_sat_ucb_uniform_exploration_branch():
     # max mean 0.45 < S = 0.5 <= UCB of arms 0 and 1; arm 2's UCB is below S
-    counts, sums, means, roots = _sat_state([50, 50, 4000], [22.5, 20.0, 0.0])
-    t = int(counts.sum())
+    state = SatState([[0.5] * 45 + [0.0] * 5, [0.5] * 40 + [0.0] * 10, [0.0] * 4000], 0.5)
+    np.testing.assert_array_equal(state.sums, [22.5, 20.0, 0.0])
+    t = int(state.counts.sum())
     r_t = confidence_scale(t)
-    ucb = means + r_t / roots
+    ucb = state.means + r_t / state.roots
     assert ucb[0] >= 0.5 and ucb[1] >= 0.5 and ucb[2] < 0.5
     stream = rng.new_stream(7)
-    picks = [sat_ucb_choose(t, means, roots, 3, 0.5, False, stream) for _ in range(2000)]
+    picks = [state.choose(t, False, stream) for _ in range(2000)]
     freq = np.bincount(picks, minlength=3) / 2000
     assert freq[2] == 0.0 and abs(freq[0] - 0.5) < 0.05
     # SAT-UCB+ goes straight to the ratio index: rho = 1 + (mu - S)/c, largest for arm 0
-    c = r_t / roots
-    rho = (ucb - np.maximum(means - c, 0.5)) / c
-    assert sat_ucb_choose(t, means, roots, 3, 0.5, True, stream) == int(np.argmax(rho)) == 0
+    c = r_t / state.roots
+    rho = (ucb - np.maximum(state.means - c, 0.5)) / c
+    assert state.choose(t, True, stream) == int(np.argmax(rho)) == 0
 
 
 def test_sat_ucb_all_ucbs_below_level_pull_argmax_ucb():
-    counts, sums, means, roots = _sat_state([100, 400, 100], [10.0, 60.0, 20.0])
-    t = int(counts.sum())
-    ucb = means + confidence_scale(t) / roots
+    state = SatState([[1.0] * 10 + [0.0] * 90, [0.25] * 240 + [0.0] * 160, [0.25] * 80 + [0.0] * 20], 1.5)
+    np.testing.assert_array_equal(state.sums, [10.0, 60.0, 20.0])
+    t = int(state.counts.sum())
+    ucb = state.means + confidence_scale(t) / state.roots
     assert ucb.max() < 1.5
     for plus in (False, True):
-        assert sat_ucb_choose(t, means, roots, 3, 1.5, plus, rng.new_stream(1)) == int(np.argmax(ucb))
+        assert state.choose(t, plus, rng.new_stream(1)) == int(np.argmax(ucb))
 
 
 def test_sat_ucb_update_caches_mean_and_root():
-    counts, sums, means, roots = np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2)
-    sat_ucb_update(counts, sums, means, roots, 1, 2.0)
-    sat_ucb_update(counts, sums, means, roots, 1, 1.0)
-    assert means[1] == 1.5 and roots[1] == math.sqrt(2.0)
+    state = SatState([[], [2.0, 1.0]], 0.5)
+    assert state.means[1] == 1.5 and state.roots[1] == math.sqrt(2.0)
 
 
 # ---------------------------------------------------------------- Agarwal et al. 1-D

@@ -7,7 +7,8 @@ M = ceil(1/delta) cells per axis (guarded against float error), arms = cell cent
 
 Finite-armed learner: UCB(delta = 1/H^2) of Lattimore and Szepesvari, Thm 7.2 (cited by App. D.1):
 pull arms 0..K-1 once each in index order, then argmax_j mu_j + sqrt(4 ln(H) / n_j), first index on
-ties, with H the horizon the instance was created for. If H < K only the first H arms are ever
+ties, with H the horizon the instance was created for (the indices are kept in a tournament tree,
+:mod:`.arm_trees`: O(log K) per step instead of a scan of all K). If H < K only the first H arms are ever
 pulled (that is what the literal algorithm does).
 """
 
@@ -18,6 +19,8 @@ import math
 
 import numpy as np
 from numba import njit
+
+from .arm_trees import tournament_reset, tournament_set, tournament_top
 
 CEIL_GUARD = 1e-9  # ceil(x - 1e-9): exact powers of two computed in floating point (spec §5 item 8)
 
@@ -41,21 +44,25 @@ def cell_centres(cells: int, dim: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def ucb_choose(step, index, n_arms):
+def ucb_reset(counts, sums, index, winner, n_arms):
+    """Start an instance on arms 0..n_arms-1: no pulls; ``index`` and ``winner`` hold the tournament tree of
+    the arms' UCB indices (:func:`.arm_trees.new_tournament` with one tree)."""
+    counts[:n_arms] = 0.0
+    sums[:n_arms] = 0.0
+    tournament_reset(index, winner, 0)
+
+
+@njit(cache=True)
+def ucb_choose(step, winner, n_arms):
     """UCB(1/H^2) arm for the ``step``-th pull (1-based) of the instance.
 
-    ``index[j]`` caches arm j's UCB index (it changes only when arm j is pulled, because H is
-    fixed), so a step costs one scan instead of K square roots.
+    Arm j's UCB index changes only when arm j is pulled (H is fixed), so :func:`ucb_update` replays only
+    its matches in the tournament tree and the root is the first index among the largest indices, the
+    arm a scan of all K indices would take.
     """
     if step <= n_arms:
         return step - 1
-    best = 0
-    best_index = -math.inf
-    for j in range(n_arms):
-        if index[j] > best_index:
-            best_index = index[j]
-            best = j
-    return best
+    return tournament_top(winner, 0)
 
 
 @njit(cache=True)
@@ -64,13 +71,13 @@ def ucb_index(count, total, log_horizon):
 
 
 @njit(cache=True)
-def ucb_update(counts, sums, index, arm, reward, log_horizon):
+def ucb_update(counts, sums, index, winner, arm, reward, log_horizon):
     counts[arm] += 1.0
     sums[arm] += reward
-    index[arm] = ucb_index(counts[arm], sums[arm], log_horizon)
+    tournament_set(index, winner, 0, arm, ucb_index(counts[arm], sums[arm], log_horizon))
 
 # The units a builder or loop dispatches to for each policy, keyed by the policy's name as the experiments
 # name it (banditrepro.codegraph: what a planted bug here reruns; tests/test_policy_ownership.py checks it).
 POLICY_ENTRIES = {
-    "uniform_ucb": ("ucb_choose", "ucb_update"),
+    "uniform_ucb": ("ucb_reset", "ucb_choose", "ucb_update"),
 }

@@ -73,12 +73,8 @@ class CompositeStochasticSimulation:
     means: np.ndarray
     horizon: int
     algo: dict
-    # the module whose ars_ucb_run / odaaf_run play the policies (None: loops); the differential sanity claims
-    # swap in this package's reference.py
-    runners: object = None
 
     def run(self, noise_keys, policy_keys, checkpoints) -> SimulationOutput:
-        runs = loops if self.runners is None else self.runners
         sh = self.shape
         gaps = self.means.max() - self.means
         env = (sh.kind, sh.cumulative, sh.exp_coef, sh.exp_rate, sh.delay_low, sh.delay_high, sh.discount,
@@ -89,14 +85,14 @@ class CompositeStochasticSimulation:
         policy = algo["policy"]
         if policy == "ars_ucb":
             kind, scale, power = ROUND_FUNCTIONS[algo["f"]]
-            regret, rounds, pulls = runs.ars_ucb_run(*env, float(algo["alpha"]), kind, scale, power, keys, cps)
+            regret, rounds, pulls = loops.ars_ucb_run(*env, float(algo["alpha"]), kind, scale, power, keys, cps)
             finals = {"rounds": rounds}
         elif policy == "odaaf":
             if algo["variant"] is None or algo["mean_delay"] is None:
                 raise ValueError("ODAAF needs a 'variant' and a 'mean_delay'")
             variant = odaaf.VARIANTS[algo["variant"]]
             bound = algo["mean_delay"] if algo["bound"] is None else algo["bound"]
-            regret, phases, pulls = runs.odaaf_run(*env, variant, float(algo["mean_delay"]), float(algo["var_delay"]),
+            regret, phases, pulls = loops.odaaf_run(*env, variant, float(algo["mean_delay"]), float(algo["var_delay"]),
                                                     float(bound), keys, cps)
             finals = {"phases": phases}
         else:

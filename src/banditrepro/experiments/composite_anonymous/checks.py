@@ -24,6 +24,7 @@ from ...report.checks import (
 )
 from ...report.statistics_guard import statistic_probe
 from ...report.vocabulary import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from ..reference import check_against_reference
 
 
 def _panels(ctx, figure, panels):
@@ -232,20 +233,14 @@ def clw_slightly_better(ctx, figure, panels, ars, clw_exact, clw_misspecified, m
 
 
 @claim_check("composite_matches_reference")
-def matches_reference(ctx, experiments, algorithms, replications=1):
-    """Issue 30's differential guard: the first ``replications`` runs of each ARS-UCB / ODAAF algorithm in each
-    experiment, rebuilt with the independent reference loops (reference.py of this package: the index, round
-    sizes, phase lengths and elimination transcribed apart, the same environment draws) in place of the
-    production loops, equal the build's runs exactly. True by construction for a correct build; it catches a
-    bug that the paper's comparisons cannot tell apart (docs/mutants.md)."""
-    from ..reference import compare_with_reference
+def matches_reference(ctx, experiments, algorithms, replications=10):
+    """The reference guard (issue 39): the first ``replications`` runs of each (experiment, algorithm) pair rerun by
+    the end-to-end reference (reference.py of this package: its own instances, draws-to-feedback, ARS-UCB / ODAAF
+    loops and regret) equal the build's runs exactly (experiments/reference.py, docs/mutants.md)."""
     from . import reference
 
-    def install(sim, experiment, algorithm):
-        sim.runners = reference
-
-    ok, measured = compare_with_reference(ctx, experiments, algorithms, install, replications)
-    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
+    res = check_against_reference(ctx, reference.REFERENCE, experiments, algorithms, replications)
+    return ClaimResult(res.measured, res.threshold, verdict_from(res.passed))
 
 
 # --- issue 39: what the statistics guard (report/statistics_guard.py, claim STATS_reference) compares for each

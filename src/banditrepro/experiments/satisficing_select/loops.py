@@ -31,10 +31,11 @@ from numba import njit
 
 from ... import rng
 from ...algorithms import select as select_alg
+from ...algorithms.arm_trees import new_tournament
 from ...algorithms.convex_1d import STATE_SIZE as CONVEX_STATE_SIZE
 from ...algorithms.convex_1d import convex_choose, convex_reset, convex_set_horizon, convex_update
-from ...algorithms.lipschitz_ucb import cell_centres, cells_per_axis, ucb_choose, ucb_update
-from ...algorithms.satisficing_ucb import sat_ucb_choose, sat_ucb_update
+from ...algorithms.lipschitz_ucb import cell_centres, cells_per_axis, ucb_choose, ucb_reset, ucb_update
+from ...algorithms.satisficing_ucb import new_index, sat_ucb_choose, sat_ucb_reset, sat_ucb_update
 from ...algorithms.select import ORACLE_BETA_TS, ORACLE_TS, ORACLE_UNIFORM_UCB
 from ...algorithms.thompson import beta_ts_choose, beta_ts_update, gaussian_ts_choose, gaussian_ts_update
 from ...engine import SimulationOutput
@@ -75,11 +76,13 @@ def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, l
     k_max = arm_means.shape[1]
     counts = np.zeros(k_max)
     sums = np.zeros(k_max)
-    index = np.zeros(k_max)
+    index, winner = new_tournament(1, k_max)  # Uniform UCB's indices
     means = np.zeros(k_max)
     root_counts = np.zeros(k_max)
+    sat_values, sat_winner, reach_tree, sat_state = new_index(k_max)  # SAT-UCB(+)'s index
     stream = np.empty(4, dtype=np.uint64)
     plus = policy == POLICY_SAT_UCB_PLUS
+    sat_ucb = policy == POLICY_SAT_UCB or plus
     for r in range(n_reps):
         noise_key = noise_keys[r]
         for g in range(n_runs):
@@ -88,8 +91,14 @@ def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, l
             stream[2] = g
             stream[3] = 0
             n_arms = arm_counts[g]
-            counts[:n_arms] = 0.0
-            sums[:n_arms] = 0.0
+            if sat_ucb:
+                sat_ucb_reset(counts, sums, means, root_counts, sat_values, sat_winner, reach_tree, sat_state,
+                              n_arms)
+            elif policy == POLICY_UNIFORM_UCB:
+                ucb_reset(counts, sums, index, winner, n_arms)
+            else:
+                counts[:n_arms] = 0.0
+                sums[:n_arms] = 0.0
             horizon = checkpoints[g] if per_horizon else checkpoints[n_chk - 1]
             log_h = math.log(run_horizons[g])
             sat = 0.0
@@ -102,19 +111,21 @@ def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, l
                 elif policy == POLICY_BETA_TS:
                     arm = beta_ts_choose(counts, sums, n_arms, stream)
                 elif policy == POLICY_UNIFORM_UCB:
-                    arm = ucb_choose(t, index, n_arms)
+                    arm = ucb_choose(t, winner, n_arms)
                 else:
-                    arm = sat_ucb_choose(t - 1, means, root_counts, n_arms, level, plus, stream)
+                    arm = sat_ucb_choose(t - 1, means, root_counts, n_arms, level, plus, stream, sat_values, sat_winner,
+                                         reach_tree, sat_state)
                 mean = arm_means[g, arm]
                 y = observe(reward_code, mean, sigma, noise_key, t)
                 if policy == POLICY_UNIFORM_UCB:
-                    ucb_update(counts, sums, index, arm, y, log_h)
+                    ucb_update(counts, sums, index, winner, arm, y, log_h)
                 elif policy == POLICY_TS:
                     gaussian_ts_update(counts, sums, arm, y)
                 elif policy == POLICY_BETA_TS:
                     beta_ts_update(counts, sums, arm, y)
                 else:
-                    sat_ucb_update(counts, sums, means, root_counts, arm, y)
+                    sat_ucb_update(counts, sums, means, root_counts, sat_values, sat_winner, reach_tree, sat_state, arm, y,
+                                   level)
                 sat += max(level - mean, 0.0)
                 reg += r_star - mean
                 rew += y
@@ -193,10 +204,11 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
     n_rounds_table = round_t.shape[0]
     n_diag = round_candidate_mean.shape[1]
     k_max = max(grid_sizes.max(), env_params.shape[0])
-    max_t1 = round_t.max()
+    # Step 1's trajectory (without Step 1 the schedule's t_i reach millions: 100 MB of zeros per call)
+    max_t1 = 1 if skip_step1 else round_t.max()
     counts = np.zeros(k_max)
     sums = np.zeros(k_max)
-    index = np.zeros(k_max)
+    index, winner = new_tournament(1, k_max)  # the Uniform UCB oracle's indices
     convex_state = np.zeros(CONVEX_STATE_SIZE)
     step1_key = np.zeros(max_t1)
     step1_reward = np.zeros(max_t1)
@@ -245,8 +257,11 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                 else:
                     convex_set_horizon(convex_state, t_i)
                 if fresh:
-                    counts[:n_arms] = 0.0
-                    sums[:n_arms] = 0.0
+                    if oracle == ORACLE_UNIFORM_UCB:
+                        ucb_reset(counts, sums, index, winner, n_arms)
+                    else:
+                        counts[:n_arms] = 0.0
+                        sums[:n_arms] = 0.0
                     oracle_steps = 0  # the oracle's own step count (its initial round-robin), over rounds when warm
                 s = 0
                 while s < t_i and pos[0] < horizon:
@@ -261,7 +276,7 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                         key = float(arm)
                         mean = env_params[arm]
                     elif oracle == ORACLE_UNIFORM_UCB:
-                        arm = ucb_choose(oracle_steps, index, n_arms)
+                        arm = ucb_choose(oracle_steps, winner, n_arms)
                         key = float(arm)
                         mean = grid_means[i - 1, arm]
                     else:
@@ -274,7 +289,7 @@ def run_select(oracle, env_code, env_params, dim, grid_means, grid_sizes, round_
                     elif oracle == ORACLE_BETA_TS:
                         beta_ts_update(counts, sums, arm, y)
                     elif oracle == ORACLE_UNIFORM_UCB:
-                        ucb_update(counts, sums, index, arm, y, log_h)
+                        ucb_update(counts, sums, index, winner, arm, y, log_h)
                     else:
                         convex_update(convex_state, y)
                     step1_key[s - 1] = key

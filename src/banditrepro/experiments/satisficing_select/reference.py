@@ -121,6 +121,7 @@ SETTINGS = {
     "lipschitz_realizable": Setting(SEC_6_3, 0.5, UCB),  # Figs 4(a), 6(a)
     "lipschitz_nonrealizable": Setting(SEC_6_3, 1.5, UCB),  # Figs 4(b), 6(b)
     "ablation": Setting(SEC_6_3, 0.7, UCB),  # Fig 5 (App. E)
+    "lipschitz_nonrealizable_v3": Setting(SEC_6_3, 1.5, UCB),  # Fig 4(b), V3 (issue 38)
     "lipschitz_realizable_sigma": unit_noise(Setting(SEC_6_3, 0.5, UCB), 0.1),
     "finite_realizable_bernoulli": Setting(BERNOULLI_ARMS, 0.93, BETA_TS, thompson=BETA_TS),
     "finite_nonrealizable_bernoulli": Setting(BERNOULLI_ARMS, 1.5, BETA_TS, thompson=BETA_TS),
@@ -132,8 +133,11 @@ SETTINGS = {
 class Select:
     """Algorithm 1 and its changes: ``lam`` multiplies gamma_i (App. F); ``radius`` c of Step 3's LCB radius
     sqrt(c ln n / n) (4 as printed; V1: 1); ``step1``..``step3`` (App. E's ablations); ``reuse_step1`` (V2: the
-    round's Step-1 rewards of the candidate enter the test); ``warm`` (V3: the oracle is not restarted);
-    ``last_query`` (reading agarwal_last_query: the candidate is the oracle's last query)."""
+    round's Step-1 rewards of the candidate enter the test); ``warm`` (V3: the oracle is not restarted -- TS and
+    Agarwal's algorithm keep their data; Uniform UCB, whose grid would change with t_i, is one UCB(H) on the grid of
+    the run's horizon H (the last checkpoint), with ln H, that only Step 1 advances, so its first sweep of the
+    grid runs on across rounds; resolution sensitivity_variants); ``last_query`` (reading agarwal_last_query: the
+    candidate is the oracle's last query)."""
 
     lam: float = 1.0
     radius: float = 4.0
@@ -389,7 +393,8 @@ def play_select(oracle, kind, params, dim, lipschitz, arm_means, horizon, level,
     point = np.zeros(2)
     trajectory = np.empty(0)  # the arms (grid index, or the point) of the round's Step-1 steps
     rewards = np.empty(0)
-    t = draw = i = first_passing = 0
+    t = draw = i = first_passing = ucb_steps = 0
+    log_h = 0.0  # ln H of the UCB oracle
     step = STEP1
     candidate = candidate_key = math.nan
     candidate_means[:] = math.nan
@@ -408,10 +413,13 @@ def play_select(oracle, kind, params, dim, lipschitz, arm_means, horizon, level,
             candidate = mean_at(kind, params, point[0], point[1])
         else:
             fresh = i == 1 or not warm
-            if oracle == UCB:  # the grid of horizon t_i
-                means = grid_means(kind, params, dim, grid_cells(lipschitz, t_i, dim))
-                counts = np.zeros(means.size)
-                sums = np.zeros(means.size)
+            if oracle == UCB:
+                if fresh:  # UCB(t_i) on the grid of horizon t_i; V3: one UCB(H), H the run's, paused outside Step 1
+                    ucb_horizon = horizon if warm else t_i
+                    means = grid_means(kind, params, dim, grid_cells(lipschitz, ucb_horizon, dim))
+                    counts = np.zeros(means.size)
+                    sums = np.zeros(means.size)
+                    ucb_steps, log_h = 0, math.log(ucb_horizon)
             elif oracle == AGARWAL:
                 if fresh:
                     agarwal_start(state, t_i, sigma)
@@ -431,8 +439,9 @@ def play_select(oracle, kind, params, dim, lipschitz, arm_means, horizon, level,
                     arm, draw = thompson_arm(counts, sums, policy_key, 0, draw)
                 elif oracle == BETA_TS:
                     arm, draw = beta_thompson_arm(counts, sums, policy_key, 0, draw)
-                elif oracle == UCB:
-                    arm = ucb_arm(s, counts, sums, math.log(t_i))
+                elif oracle == UCB:  # its own pulls count its steps (across rounds in V3)
+                    ucb_steps += 1
+                    arm = ucb_arm(ucb_steps, counts, sums, log_h)
                 if oracle == AGARWAL:
                     trajectory[s - 1] = agarwal_point(state)
                     mean = mean_at(kind, params, trajectory[s - 1], 0.0)
@@ -562,8 +571,6 @@ class SatisficingSelectReference:
         inst = setting.instance
         if not v.step1 and inst.kind == FINITE:
             raise ValueError("SELECT without Step 1 draws from a continuous arm set")
-        if v.warm and setting.oracle == UCB:
-            raise ValueError("V3 (oracle not restarted) is undefined for Uniform UCB, whose grid changes with t_i")
         horizon = int(checkpoints[-1])
         params = np.array(inst.params)
         arm_means = params if inst.kind == FINITE else np.zeros(0)
