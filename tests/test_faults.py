@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import pytest
 from repo_copy import (
     CHEAP_PAPER,
     SNAKEMAKE,
+    copy_build,
     copy_repo,
     result_bytes,
     run_snakemake,
@@ -90,10 +90,7 @@ def test_sigterm_mid_simulation_resumes_byte_identical(tmp_path, cheap_paper_ref
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "corrupted"])
 def test_damaged_shard_fails_summarize_naming_the_file(tmp_path, cheap_paper_reference, damage):
-    repo = tmp_path / "repo"
-    shutil.copytree(cheap_paper_reference, repo, symlinks=True)
-    if (cheap_paper_reference.parent / "shared").exists():
-        (tmp_path / "shared").symlink_to(cheap_paper_reference.parent / "shared")
+    repo = copy_build(cheap_paper_reference, tmp_path / "repo")
     summary = repo / "results" / CHEAP_PAPER / "fig1" / "summary.csv"
     shard = min((repo / "results" / CHEAP_PAPER / "shards" / "mean_reward").glob("*.npz"))
     data = shard.read_bytes()
@@ -118,10 +115,7 @@ def test_deleting_a_damaged_shard_as_advised_rebuilds_every_missing_output(tmp_p
     """The failed summarize jobs remove their summary.csv and reference.csv; after the damaged shard is deleted
     as the message advises, the paper target rebuilds the shard and every missing file (it used to say "Nothing
     to be done": Snakemake does not rebuild a missing intermediate file while what was made from it exists)."""
-    repo = tmp_path / "repo"
-    shutil.copytree(cheap_paper_reference, repo, symlinks=True)
-    if (cheap_paper_reference.parent / "shared").exists():
-        (tmp_path / "shared").symlink_to(cheap_paper_reference.parent / "shared")
+    repo = copy_build(cheap_paper_reference, tmp_path / "repo")
     shard = min((repo / "results" / CHEAP_PAPER / "shards" / "mean_reward").glob("*.npz"))
     data = bytearray(shard.read_bytes())
     middle = len(data) // 2
@@ -227,10 +221,7 @@ def test_load_shards_names_a_damaged_file(tmp_path, damage):
 def test_a_build_at_the_other_scale_stops_instead_of_replacing_results(tmp_path, cheap_paper_reference):
     """results/ built at one scale: a build at the other stops before running anything, saying how to proceed
     (replace_results=true, or move results/ away); with replace_results=true it goes ahead."""
-    repo = tmp_path / "repo"
-    shutil.copytree(cheap_paper_reference, repo, symlinks=True)
-    if (cheap_paper_reference.parent / "shared").exists():
-        (tmp_path / "shared").symlink_to(cheap_paper_reference.parent / "shared")
+    repo = copy_build(cheap_paper_reference, tmp_path / "repo")
     smoke_results = result_bytes(repo, CHEAP_PAPER)
     stopped = run_snakemake(repo, "--cores", "2", CHEAP_PAPER, "--config", "scale=paper", check=False)
     out = stopped.stdout + stopped.stderr
