@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -157,13 +158,42 @@ def test_a_failed_shard_write_leaves_no_temporary_file(tmp_path, monkeypatch):
     assert read_shard(tmp_path / "r000000-000002.npz")["replications"].tolist() == [0, 2]
 
 
-@pytest.mark.parametrize("argument", ["--reps=0", "--reps=-5", "--horizon=1", "--naive-reps=0", "--reps=many"])
-def test_bench_rejects_a_bad_count_with_a_usage_error(argument):
-    proc = subprocess.run([sys.executable, "-m", "banditrepro.bench", argument], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert "Traceback" not in proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith(f"bench.py: error: argument {argument.split('=')[0]}: ")
+BAD_COUNTS = ["--reps=0", "--reps=-5", "--horizon=1", "--naive-reps=0", "--reps=many"]
+# `python -m banditrepro.bench <argument>` for each argument in one child (runpy runs the module as -m does), so
+# that the package and numba are imported once: [exit status, stderr] per argument
+BENCH_CHILD = """
+import contextlib, io, json, runpy, sys, traceback
+results = {}
+for argument in json.loads(sys.argv[1]):
+    sys.argv = [sys.argv[0], argument]
+    err, status = io.StringIO(), 0
+    with contextlib.redirect_stderr(err):
+        try:
+            runpy.run_module("banditrepro.bench", run_name="__main__", alter_sys=True)
+        except SystemExit as stop:
+            status = stop.code
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+    results[argument] = [status, err.getvalue()]
+print(json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def bench_with_bad_counts() -> dict[str, list]:
+    proc = subprocess.run([sys.executable, "-c", BENCH_CHILD, json.dumps(BAD_COUNTS)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("argument", BAD_COUNTS)
+def test_bench_rejects_a_bad_count_with_a_usage_error(bench_with_bad_counts, argument):
+    status, stderr = bench_with_bad_counts[argument]
+    assert status == 2, stderr[-2000:]
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1].startswith(f"bench.py: error: argument {argument.split('=')[0]}: ")
 
 
 @pytest.mark.slow
