@@ -149,18 +149,24 @@ def _openblas_kernel(env: dict[str, str]) -> str | None:
     return json.loads(_run_python(code, **env))
 
 
-MOVIELENS_MEANS = ("import numpy as np\n"
+# the arm means' bytes, and the OpenBLAS kernel that computed them (as _openblas_kernel finds it)
+MOVIELENS_MEANS = ("import json, numpy as np, threadpoolctl\n"
                    "from banditrepro.environments.movielens import MovieArms\n"
                    "probs = np.random.default_rng(5).dirichlet(np.ones(5), size=3000)\n"
                    "arms = MovieArms(np.arange(3000), np.ones(3000, dtype=np.int64), probs)\n"
-                   "print(arms.means.tobytes().hex())")
+                   "info = [i for i in threadpoolctl.threadpool_info() if i.get('internal_api') == 'openblas'\n"
+                   "        and 'numpy' in i.get('filepath', '')]\n"
+                   "print(json.dumps([arms.means.tobytes().hex(), info[0].get('architecture') if info else None]))")
 
 
 def test_movielens_arm_means_are_the_same_under_every_blas_kernel():
-    if _openblas_kernel({}) is None:
+    runs = {kernel: json.loads(_run_python(MOVIELENS_MEANS, OPENBLAS_CORETYPE=kernel))
+            for kernel in ("Haswell", "SandyBridge")}
+    if runs["Haswell"][1] is None:
         pytest.skip("NumPy does not use OpenBLAS here: OPENBLAS_CORETYPE has no effect")
-    means = {kernel: _run_python(MOVIELENS_MEANS, OPENBLAS_CORETYPE=kernel) for kernel in ("Haswell", "SandyBridge")}
-    assert means["Haswell"] == means["SandyBridge"]
+    # each child ran the kernel asked for (OpenBLAS spells SandyBridge "Sandybridge")
+    assert [kernel.lower() for _, kernel in runs.values()] == ["haswell", "sandybridge"], runs
+    assert runs["Haswell"][0] == runs["SandyBridge"][0]
     probs = np.random.default_rng(5).dirichlet(np.ones(5), size=3000)
     here = MovieArms(np.arange(3000), np.ones(3000, dtype=np.int64), probs).means
     assert here.tolist() == [sum(p * r for p, r in zip(row, (1.0, 2.0, 3.0, 4.0, 5.0))) for row in probs.tolist()]
