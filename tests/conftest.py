@@ -2,9 +2,12 @@
 
 - Two loops: ``pytest`` runs every test (CI, README); ``pytest -m "not slow"`` leaves out the tests marked
   ``slow`` (a Snakemake run or dry run, or a simulation of more than a few seconds) for daily work.
-- pytest-xdist runs the tests in one worker per core (pyproject.toml: ``-n auto --dist loadgroup``);
-  ``-n 0`` runs them in this process. Tests that must share one process (a module-scoped build they change
-  in turn) name an ``xdist_group``.
+- pytest-xdist runs the tests in one worker per core (pyproject.toml: ``-n auto``; ``-n 0`` runs them in this
+  process), a test file at a time (``--dist loadfile``): a file's module-scoped fixtures are made once, and
+  the kernels its tests compile are compiled by one worker, not by both at once (with the tests of a file
+  spread over two workers on an empty cache, 38 of the first 85 CPU-s of compiling were the same kernels
+  compiled twice). The files with slow tests go first (``pytest_collection_modifyitems``), so that the long
+  Snakemake runs start early and the short tests fill the gaps.
 - numba's cache (NUMBA_CACHE_DIR, below) is shared by the workers and every child process they start, so a
   kernel is compiled once per run, not once per worker; ``numba_cache`` subdivides it by the package's sources.
 - ``smoke_build(paper)``: a copy of the project in which ``snakemake --cores 2 <paper> --config scale=smoke``
@@ -37,6 +40,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import child_env  # noqa: E402,F401 - after the sys.path entry above, before any test module imports banditrepro
 from repo_copy import CHEAP_PAPER, copy_repo, run_snakemake, shared_build  # noqa: E402
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files that hold slow tests first, in their collected order (every worker sorts alike)."""
+    slow_files = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow_files)
 
 
 @pytest.fixture(scope="session")
