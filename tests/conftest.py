@@ -1,3 +1,25 @@
+"""Shared set-up of the suite (docs/testing.md says how to run it and which fixture to use when).
+
+- Two loops: ``pytest`` runs every test (CI, README); ``pytest -m "not slow"`` leaves out the tests marked
+  ``slow`` (a Snakemake run or dry run, or a simulation of more than a few seconds) for daily work.
+- pytest-xdist runs the tests in one worker per core (pyproject.toml: ``-n auto``; ``-n 0`` runs them in this
+  process), a test file at a time (``--dist loadfile``): a file's module-scoped fixtures are made once, and
+  the kernels its tests compile are compiled by one worker, not by both at once (with the tests of a file
+  spread over two workers on an empty cache, 38 of the first 85 CPU-s of compiling were the same kernels
+  compiled twice). The files with slow tests go first (``pytest_collection_modifyitems``), so that the long
+  Snakemake runs start early and the short tests fill the gaps.
+- numba's cache (NUMBA_CACHE_DIR, below) is shared by the workers and every child process they start, so a
+  kernel is compiled once per run, not once per worker; ``numba_cache`` subdivides it by the package's sources.
+- ``smoke_build(paper)``: a copy of the project in which ``snakemake --cores 2 <paper> --config scale=smoke``
+  has run, made once per test run for every test and worker that asks (the first builds, the others wait).
+  It is read-only: a test that changes it, or runs Snakemake in it, works on
+  ``copy_build(smoke_build(paper), tmp_path / "repo")`` (Snakemake finds the copy up to date).
+  ``cheap_paper_reference`` is ``smoke_build(CHEAP_PAPER)``. Other builds made once per run:
+  ``repo_copy.shared_build(shared_tmp, name, make)``.
+- Child processes start from ``child_env.user_environ()`` (or ``fresh_target_environ()`` where the child
+  must choose numba's vector width itself), not from ``os.environ``, which importing banditrepro changed.
+"""
+
 import os
 import sys
 from pathlib import Path
@@ -16,13 +38,38 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(REPO_ROOT / ".numba_cache"))
 # the workflow tests share tests/repo_copy.py (temporary copies of the project)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from repo_copy import CHEAP_PAPER, copy_repo, run_snakemake  # noqa: E402 - after the sys.path entry above
+import child_env  # noqa: E402,F401 - after the sys.path entry above, before any test module imports banditrepro
+from repo_copy import CHEAP_PAPER, copy_repo, run_snakemake, shared_build  # noqa: E402
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files that hold slow tests first, in their collected order (every worker sorts alike)."""
+    slow_files = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow_files)
 
 
 @pytest.fixture(scope="session")
-def cheap_paper_reference(tmp_path_factory) -> Path:
-    """An uninterrupted local smoke build of the cheapest paper, for byte comparisons."""
-    root = tmp_path_factory.mktemp("reference")
-    repo = copy_repo(root / "repo")
-    run_snakemake(repo, "--cores", "2", CHEAP_PAPER, "--config", "scale=smoke")
-    return repo
+def shared_tmp(tmp_path_factory) -> Path:
+    """The run's temporary folder, seen by every pytest-xdist worker (each worker's own is inside it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def smoke_build(shared_tmp):
+    """``smoke_build(paper)``: the folder of a read-only smoke build of ``paper`` (module docstring)."""
+
+    def build(paper: str) -> Path:
+        def make(repo: Path) -> None:
+            copy_repo(repo)
+            run_snakemake(repo, "--cores", "2", paper, "--config", "scale=smoke")
+
+        return shared_build(shared_tmp, f"smoke-{paper}", make)
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def cheap_paper_reference(smoke_build) -> Path:
+    """An uninterrupted local smoke build of the cheapest paper, for byte comparisons (read-only)."""
+    return smoke_build(CHEAP_PAPER)

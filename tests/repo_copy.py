@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import os
+import fcntl
 import shutil
 import subprocess
 import sys
+import traceback
 from pathlib import Path
+
+from child_env import user_environ
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
@@ -38,8 +41,43 @@ def copy_repo(dest: Path) -> Path:
     return dest
 
 
+def copy_build(build: Path, dest: Path) -> Path:
+    """A copy of a built project (a ``smoke_build``, conftest.py) for a test that changes it or runs Snakemake
+    in it: files keep their times, so Snakemake finds the copy up to date; ../shared is linked beside it as
+    beside ``build``."""
+    shutil.copytree(build, dest, symlinks=True)
+    shared = build.parent / "shared"
+    if shared.exists() and not (dest.parent / "shared").exists():
+        (dest.parent / "shared").symlink_to(shared.resolve())
+    return dest
+
+
+def shared_build(root: Path, name: str, make) -> Path:
+    """``root/name/repo``, made by ``make(repo)`` once for every process that asks (the pytest-xdist workers
+    share ``root``): the first caller makes it under a file lock, the others wait for it and reuse it. A failed
+    ``make`` is remembered: every caller fails with its message, and nobody makes it again."""
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    repo, done, failed = folder / "repo", folder / "done", folder / "failed"
+    with open(folder / "lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not done.exists() and not failed.exists():
+            try:
+                make(repo)
+            except BaseException:
+                failed.write_text(traceback.format_exc())
+                raise
+            done.touch()
+    if failed.exists():
+        raise AssertionError(f"the shared build {name} failed (in this or another pytest worker):\n"
+                             f"{failed.read_text()[-8000:]}")
+    return repo
+
+
 def snakemake_env(repo: Path) -> dict[str, str]:
-    env = dict(os.environ)
+    """The environment of a Snakemake run in a copy: this process's, with numba's target variables as the user
+    gave them (child_env.py)."""
+    env = user_environ()
     if (repo.parent / "shared").exists():
         env.pop("BANDITREPRO_DATA_MIRROR", None)
     return env

@@ -9,18 +9,18 @@ from banditrepro.environments import bernoulli_arms, categorical_arms, gaussian_
 from banditrepro.seeding import replication_keys
 
 
-@njit
+@njit(cache=True)
 def _rr_select(t, state, params, stream):
     return (t - 1) % state.shape[1]
 
 
-@njit
+@njit(cache=True)
 def _rr_reverse_select(t, state, params, stream):
     n = state.shape[1]
     return n - 1 - (t - 1) % n
 
 
-@njit
+@njit(cache=True)
 def _noop_update(t, state, params, arm, obs):
     pass
 

@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
+import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +23,7 @@ import pytest
 from repo_copy import (
     CHEAP_PAPER,
     SNAKEMAKE,
+    copy_build,
     copy_repo,
     result_bytes,
     run_snakemake,
@@ -90,10 +91,7 @@ def test_sigterm_mid_simulation_resumes_byte_identical(tmp_path, cheap_paper_ref
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "corrupted"])
 def test_damaged_shard_fails_summarize_naming_the_file(tmp_path, cheap_paper_reference, damage):
-    repo = tmp_path / "repo"
-    shutil.copytree(cheap_paper_reference, repo, symlinks=True)
-    if (cheap_paper_reference.parent / "shared").exists():
-        (tmp_path / "shared").symlink_to(cheap_paper_reference.parent / "shared")
+    repo = copy_build(cheap_paper_reference, tmp_path / "repo")
     summary = repo / "results" / CHEAP_PAPER / "fig1" / "summary.csv"
     shard = min((repo / "results" / CHEAP_PAPER / "shards" / "mean_reward").glob("*.npz"))
     data = shard.read_bytes()
@@ -118,10 +116,7 @@ def test_deleting_a_damaged_shard_as_advised_rebuilds_every_missing_output(tmp_p
     """The failed summarize jobs remove their summary.csv and reference.csv; after the damaged shard is deleted
     as the message advises, the paper target rebuilds the shard and every missing file (it used to say "Nothing
     to be done": Snakemake does not rebuild a missing intermediate file while what was made from it exists)."""
-    repo = tmp_path / "repo"
-    shutil.copytree(cheap_paper_reference, repo, symlinks=True)
-    if (cheap_paper_reference.parent / "shared").exists():
-        (tmp_path / "shared").symlink_to(cheap_paper_reference.parent / "shared")
+    repo = copy_build(cheap_paper_reference, tmp_path / "repo")
     shard = min((repo / "results" / CHEAP_PAPER / "shards" / "mean_reward").glob("*.npz"))
     data = bytearray(shard.read_bytes())
     middle = len(data) // 2
@@ -163,13 +158,42 @@ def test_a_failed_shard_write_leaves_no_temporary_file(tmp_path, monkeypatch):
     assert read_shard(tmp_path / "r000000-000002.npz")["replications"].tolist() == [0, 2]
 
 
-@pytest.mark.parametrize("argument", ["--reps=0", "--reps=-5", "--horizon=1", "--naive-reps=0", "--reps=many"])
-def test_bench_rejects_a_bad_count_with_a_usage_error(argument):
-    proc = subprocess.run([sys.executable, "-m", "banditrepro.bench", argument], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert "Traceback" not in proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith(f"bench.py: error: argument {argument.split('=')[0]}: ")
+BAD_COUNTS = ["--reps=0", "--reps=-5", "--horizon=1", "--naive-reps=0", "--reps=many"]
+# `python -m banditrepro.bench <argument>` for each argument in one child (runpy runs the module as -m does), so
+# that the package and numba are imported once: [exit status, stderr] per argument
+BENCH_CHILD = """
+import contextlib, io, json, runpy, sys, traceback
+results = {}
+for argument in json.loads(sys.argv[1]):
+    sys.argv = [sys.argv[0], argument]
+    err, status = io.StringIO(), 0
+    with contextlib.redirect_stderr(err):
+        try:
+            runpy.run_module("banditrepro.bench", run_name="__main__", alter_sys=True)
+        except SystemExit as stop:
+            status = stop.code
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+    results[argument] = [status, err.getvalue()]
+print(json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def bench_with_bad_counts() -> dict[str, list]:
+    proc = subprocess.run([sys.executable, "-c", BENCH_CHILD, json.dumps(BAD_COUNTS)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("argument", BAD_COUNTS)
+def test_bench_rejects_a_bad_count_with_a_usage_error(bench_with_bad_counts, argument):
+    status, stderr = bench_with_bad_counts[argument]
+    assert status == 2, stderr[-2000:]
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1].startswith(f"bench.py: error: argument {argument.split('=')[0]}: ")
 
 
 @pytest.mark.slow
@@ -227,10 +251,7 @@ def test_load_shards_names_a_damaged_file(tmp_path, damage):
 def test_a_build_at_the_other_scale_stops_instead_of_replacing_results(tmp_path, cheap_paper_reference):
     """results/ built at one scale: a build at the other stops before running anything, saying how to proceed
     (replace_results=true, or move results/ away); with replace_results=true it goes ahead."""
-    repo = tmp_path / "repo"
-    shutil.copytree(cheap_paper_reference, repo, symlinks=True)
-    if (cheap_paper_reference.parent / "shared").exists():
-        (tmp_path / "shared").symlink_to(cheap_paper_reference.parent / "shared")
+    repo = copy_build(cheap_paper_reference, tmp_path / "repo")
     smoke_results = result_bytes(repo, CHEAP_PAPER)
     stopped = run_snakemake(repo, "--cores", "2", CHEAP_PAPER, "--config", "scale=paper", check=False)
     out = stopped.stdout + stopped.stderr

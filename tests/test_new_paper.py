@@ -130,7 +130,7 @@ def test_a_new_paper_builds_from_the_guide_alone_and_passes_the_checks_of_a_comm
               f"tests/test_findings_style.py::test_every_rendered_finding_states_at_most_two_numbers_per_sentence[{paper}-smoke]",
               f"tests/test_plotting.py::test_one_colour_per_algorithm_and_distinct_within_every_panel[{paper}]",
               f"tests/test_new_paper.py::test_every_paper_has_its_smoke_lock[{paper}]"]
-    out = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", *checks], env, repo)
+    out = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "-n", "0", *checks], env, repo)
     assert re.search(r"\d+ passed", out.stdout) and "skipped" not in out.stdout and "deselected" not in out.stdout, \
         out.stdout[-3000:]
     print(f"new paper built in {elapsed:.1f} s wall; checks: {out.stdout.strip().splitlines()[-1]}")

@@ -16,6 +16,9 @@ import pandas as pd
 import pytest
 import yaml
 from headless_browser import HeadlessBrowser, find_chromium  # tests/ is on sys.path (conftest.py)
+from repo_copy import copy_build, shared_build
+from repo_copy import copy_repo as _copy_repo
+from repo_copy import run_snakemake as _snakemake
 
 import banditrepro
 from banditrepro import provenance
@@ -28,8 +31,6 @@ from banditrepro.report.findings import headline_sentence, read_findings
 from banditrepro.report.report import overall_report
 from banditrepro.report.vocabulary import KINDS, NOT_MEASURED, VERDICTS, tally
 
-from .test_workflow import _copy_repo, _snakemake
-
 PAPER = "satisficing_ucl"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,14 +42,17 @@ def _embedded(html: str, name: str) -> dict:
     return json.JSONDecoder().raw_decode(html, m.start(1))[0]
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("report")
-    repo = _copy_repo(root / "repo")
-    _snakemake(repo, "--cores", "2", PAPER, "--config", "scale=smoke")
-    _snakemake(repo, "--cores", "2", "results/report.md", "--config", "scale=smoke", f"papers=[{PAPER}]")
-    _snakemake(repo, PAPER, "--config", "scale=smoke", "--report", "results/report.html")
-    return repo
+@pytest.fixture(scope="session")
+def built(smoke_build, shared_tmp):
+    """The paper's smoke build (conftest.py) with the overall report and the HTML report added: made once for
+    every worker, read-only."""
+
+    def make(repo):
+        copy_build(smoke_build(PAPER), repo)
+        _snakemake(repo, "--cores", "2", "results/report.md", "--config", "scale=smoke", f"papers=[{PAPER}]")
+        _snakemake(repo, PAPER, "--config", "scale=smoke", "--report", "results/report.html")
+
+    return shared_build(shared_tmp, "report", make)
 
 
 @pytest.mark.slow
@@ -244,6 +248,7 @@ def test_overall_report_states_scale_seed_and_commit_like_the_paper_reports(buil
     assert f"## {PAPER}\n\n{findings}\n" in overall_text
 
 
+@pytest.mark.slow
 def test_unknown_claim_in_findings_stops_planning_naming_it(tmp_path):
     repo = _copy_repo(tmp_path / "repo")
     cfg = repo / "config" / "papers" / f"{PAPER}.yaml"

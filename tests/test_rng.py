@@ -26,7 +26,7 @@ def test_philox_known_answers(counter, key, expected):
     assert tuple(int(x) for x in out) == expected
 
 
-@njit
+@njit(cache=True)
 def _draw(kind, key, n):
     out = np.empty(n)
     for i in range(n):
@@ -60,7 +60,7 @@ def test_uniform_is_in_open_zero_closed_one():
     assert x.min() > 0.0 and x.max() <= 1.0
 
 
-@njit
+@njit(cache=True)
 def _pairs(key, n):
     a = np.empty(n)
     b = np.empty(n)
@@ -118,7 +118,7 @@ def test_draws_are_pure_functions_of_key_and_counter():
     assert not np.allclose(a, c)
 
 
-@njit
+@njit(cache=True)
 def _stream_ints(key, n, m):
     st = np.array([key, rng.TAG_POLICY, 0, 0], dtype=np.uint64)
     out = np.empty(n, dtype=np.int64)
@@ -215,7 +215,7 @@ def test_gamma_squeezes_lie_below_the_exact_acceptance_probability():
     assert ratio.max() == pytest.approx(0.015692, abs=1e-6) and ratio.max() < beta_sampler.SQUEEZE_KAPPA
 
 
-@njit
+@njit(cache=True)
 def _normals_lane(key, n):
     out = np.empty(n)
     for i in range(n):
@@ -238,7 +238,7 @@ def test_ziggurat_normal_matches_the_normal_law_in_body_and_tail():
     assert np.mean(z > 0) == pytest.approx(0.5, abs=5 * 0.5 / np.sqrt(z.size))
 
 
-@njit
+@njit(cache=True)
 def _betas(a, b, key, n):
     out = np.empty(n)
     for i in range(n):
@@ -253,7 +253,7 @@ def test_beta_ab_follows_the_beta_law(a, b):
     assert x.mean() == pytest.approx(a / (a + b), abs=5 * stats.beta(a, b).std() / np.sqrt(x.size))
 
 
-@njit
+@njit(cache=True)
 def _first_attempts_and_reference(da, ca, ka, db, cb, kb, key, first, n):
     table = np.full((beta_sampler.FIRST_ATTEMPT_ROWS + 1, n), np.nan)  # row 0 unused: the table's rows start at row0 = 1
     for p in range(n):
@@ -351,7 +351,7 @@ def test_first_attempts_settle_almost_every_draw():
 
 
 
-@njit
+@njit(cache=True)
 def _gamma_without_squeeze(shape, key, tag, sub, idx):
     """rng.gamma as it was before its squeeze: the logarithmic test decides every draw."""
     boost = 1.0
@@ -374,7 +374,7 @@ def _gamma_without_squeeze(shape, key, tag, sub, idx):
     return d * boost
 
 
-@njit
+@njit(cache=True)
 def _gammas_both_ways(shapes, key, n):
     same = 0
     for s in shapes:
@@ -392,7 +392,7 @@ def test_gamma_squeeze_changes_no_draw():
     assert _gammas_both_ways(shapes, np.uint64(20261124), n) == shapes.size * n
 
 
-@njit
+@njit(cache=True)
 def _polar_resumed(key, n):
     """Per pair index: (normal_pair, its value rebuilt from polar_first_try and normal_pair_from(..., 1))."""
     out = np.empty((n, 4))
@@ -416,7 +416,7 @@ def test_polar_first_try_and_resume_give_normal_pair():
     assert 0.15 < rejected / 20000 < 0.28  # 1 - pi/4 of first tries are rejected: both paths are exercised
 
 
-@njit
+@njit(cache=True)
 def _gammas_split(shapes, key, n):
     """(gamma, gamma_from_first_try on gamma_first_try's values) for n draws of each shape."""
     out = np.empty((shapes.size, n, 2))

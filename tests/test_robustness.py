@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from repo_copy import CHEAP_PAPER, copy_repo, result_bytes, run_snakemake
+from repo_copy import CHEAP_PAPER, copy_build, copy_repo, result_bytes, run_snakemake
 
 from banditrepro import provenance
 from banditrepro.experiments.spec import load_paper
@@ -122,6 +122,7 @@ def test_a_missing_headline_claim_is_an_error_not_a_silent_gap():
         assemble_robustness(_spec(), 7, main, {7: [main]})
 
 
+@pytest.mark.slow
 def test_root_seed_as_robustness_seed_stops_planning_naming_the_key(tmp_path):
     repo = copy_repo(tmp_path / "repo")
     seed = yaml.safe_load((repo / "config" / "config.yaml").read_text())["seed"]
@@ -136,9 +137,9 @@ def test_root_seed_as_robustness_seed_stops_planning_naming_the_key(tmp_path):
 
 
 @pytest.mark.slow
-def test_robustness_target_rebuilds_every_headline_claim_under_each_seed_without_touching_the_main_build(tmp_path):
-    repo = copy_repo(tmp_path / "repo")
-    run_snakemake(repo, "--cores", "2", CHEAP_PAPER, "--config", "scale=smoke")
+def test_robustness_target_rebuilds_every_headline_claim_under_each_seed_without_touching_the_main_build(
+        tmp_path, cheap_paper_reference):
+    repo = copy_build(cheap_paper_reference, tmp_path / "repo")  # the main build: the paper's smoke build
     main_dir = repo / "results" / CHEAP_PAPER
     # everything but the report (and its sidecar), which gains the stability column
     before = {p: b for p, b in result_bytes(repo, CHEAP_PAPER).items() if not Path(p).name.startswith("report.md")}

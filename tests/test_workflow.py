@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from repo_copy import CHEAP_PAPER, copy_build
 from repo_copy import copy_repo as _copy_repo
 from repo_copy import run_snakemake as _snakemake
 
@@ -31,8 +32,8 @@ DETERMINISM_TARGETS = ["results/satisficing_ucl/fig1/summary.csv", "results/sati
 
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", PAPERS)
-def test_smoke_dag_builds_figures_summaries_and_claims(workdir, paper):
-    _snakemake(workdir, "--cores", "2", paper, "--config", "scale=smoke")
+def test_smoke_dag_builds_figures_summaries_and_claims(smoke_build, paper):
+    workdir = smoke_build(paper)  # `snakemake --cores 2 <paper> --config scale=smoke` in a copy (conftest.py)
     spec = load_paper(paper, "smoke", workdir)
     claims = pd.read_csv(workdir / "results" / paper / "claims.csv")
     # the contract columns first and unchanged, then the diagnosis (report/diagnosis.py)
@@ -74,12 +75,14 @@ def test_results_are_identical_across_sharding_and_cores(tmp_path):
     assert not different, f"outputs differ between builds: {different}"
 
 
+@pytest.mark.slow
 def test_invalid_config_key_stops_the_run_naming_it(workdir):
     proc = _snakemake(workdir, "-n", "--config", "sead=3", check=False)
     assert proc.returncode != 0
     assert "sead" in proc.stderr + proc.stdout
 
 
+@pytest.mark.slow
 def test_invalid_config_value_stops_the_run_naming_it(workdir):
     proc = _snakemake(workdir, "-n", "--config", "scale=huge", check=False)
     assert proc.returncode != 0
@@ -87,22 +90,27 @@ def test_invalid_config_value_stops_the_run_naming_it(workdir):
     assert "huge" in out and "scale" in out
 
 
+@pytest.mark.slow
 def test_lint_is_clean(workdir):
     proc = _snakemake(workdir, "--lint", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 @pytest.mark.slow
-def test_smoke_results_match_the_committed_lock(workdir):
-    """`verify` (after the smoke DAGs above, or building what is missing) against config/locks/."""
-    proc = _snakemake(workdir, "--cores", "2", "verify", "--config", "scale=smoke", check=False)
+@pytest.mark.parametrize("paper", PAPERS)
+def test_smoke_results_match_the_committed_lock(smoke_build, paper, tmp_path):
+    """`verify` of each paper's smoke build (the builds above) against its lock in config/locks/ (.ci/run verifies
+    all papers at once after the tests)."""
+    repo = copy_build(smoke_build(paper), tmp_path / "repo")
+    proc = _snakemake(repo, "--cores", "2", "verify", "--config", "scale=smoke", f"papers=[{paper}]", check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"smoke results differ from the committed lock:\n{out[-6000:]}"
     assert "verify OK at scale smoke" in out
 
 
 @pytest.mark.slow
-def test_changed_seed_fails_verify_naming_a_summary_and_its_first_differing_row(workdir):
+def test_changed_seed_fails_verify_naming_a_summary_and_its_first_differing_row(smoke_build, tmp_path):
+    workdir = copy_build(smoke_build(CHEAP_PAPER), tmp_path / "repo")
     proc = _snakemake(workdir, "--cores", "2", "verify", "--config", "scale=smoke", "seed=1",
                       "papers=[satisficing_ucl]", check=False)
     out = proc.stdout + proc.stderr

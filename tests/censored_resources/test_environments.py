@@ -23,7 +23,7 @@ def indep():
     return ce.beta_exp_arms(a, b, a / (a + b) + 1.0)
 
 
-@njit
+@njit(cache=True)
 def _draw_many(code, params, table, key, arm, n):
     out = np.empty((n, 2))
     for k in range(n):
@@ -144,7 +144,7 @@ def test_ground_truth_agrees_with_monte_carlo(arms_fn, arm, truncation):
         assert abs((1 - below.mean()) - truth.censor_prob[arm, j]) < 4.5 * p_se + 1e-12
 
 
-@njit
+@njit(cache=True)
 def _blocks_and_draws(code, params, table, key, arm, n_blocks):
     """(draw_block's R, C; draw's R, C) for pulls 0 .. n_blocks * BLOCK_PULLS - 1 of ``arm``."""
     block = np.empty((ce.BLOCK_ROWS, ce.BLOCK_PULLS))
