@@ -115,9 +115,23 @@ def _type_checking_blocks(text: str) -> list[tuple[int, int]]:
     return blocks
 
 
+# strings and comments, in the order the tokenizer meets them: a triple-quoted string (a docstring with a code
+# example) may hold lines that read like imports
+_STRING_OR_COMMENT = re.compile(
+    r"[rbuRBUfF]{0,2}('\'\'|\"\"\")(?:\\.|(?!\1).)*?\1"  # a triple-quoted string
+    r"|[rbuRBUfF]{0,2}([\"'])(?:\\.|(?!\2)[^\\\n])*\2"  # a one-line string
+    r"|#[^\n]*",  # a comment
+    re.S)
+
+
+def _string_blocks(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the triple-quoted strings of a file's text."""
+    return [m.span() for m in _STRING_OR_COMMENT.finditer(text) if m.group(1)]
+
+
 def _scanned_statements(text: str) -> list[ast.stmt]:
-    """The import statements of a file's text, but those in ``if TYPE_CHECKING:`` blocks."""
-    skipped = _type_checking_blocks(text)
+    """The import statements of a file's text, but those in ``if TYPE_CHECKING:`` blocks and in strings."""
+    skipped = _type_checking_blocks(text) + _string_blocks(text)
     found = []
     for match in _IMPORT_START.finditer(text):
         start = match.end()

@@ -18,7 +18,9 @@ def test_every_cell_row_becomes_one_claim(scale):
     spec = load_paper("censored_resources", scale, ROOT)
     rows = list(csv.DictReader(CELLS.open()))
     by_id = {c["id"]: c for c in spec.claims}
-    assert len(spec.claims) == 234 and len(by_id) == 234  # 232 + the two reference guards of issue 30
+    # 232 + the two reference guards of issue 30 + issue 38's M1 sign claims F6_best_* with their unit-bonus
+    # and single-TS readings (9) + the statistics guard STATS_reference of issue 39
+    assert len(spec.claims) == 244 and len(by_id) == 244
     for row in rows:
         claim = by_id[row["id"]]
         assert claim["figure"] == row["figure"] and claim["kind"] == row["kind"]
