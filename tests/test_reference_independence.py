@@ -32,7 +32,7 @@ ALLOWED = {
 }
 # Not ported yet (issue 40 item 6): they still swap a kernel into the production simulation and import
 # production code. The lead removes a mark when its paper is ported.
-NOT_PORTED = {"satisficing_ucl", "composite_anonymous"}
+NOT_PORTED = {"composite_anonymous"}
 PAPERS = sorted(p.parent.name for p in PACKAGE.glob("experiments/*/reference.py"))
 
 

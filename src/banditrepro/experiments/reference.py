@@ -200,7 +200,7 @@ def check_against_reference(ctx, reference: ReferenceImplementation, experiments
 
 
 # --- transitional: the attribute-swap hook of the papers not yet ported to ReferenceImplementation ----------
-# satisficing_ucl, satisficing_select and composite_anonymous still swap a reference kernel into the production
+# satisficing_select and composite_anonymous still swap a reference kernel into the production
 # simulation (``install(sim, experiment, algorithm)``); delete this section when the last of them is ported.
 
 
