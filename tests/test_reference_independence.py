@@ -30,9 +30,6 @@ ALLOWED = {
     "banditrepro.data.paths": "where the data files are",
     "banditrepro.data.fetch": "reading a data set's fetch record (which raw file is where)",
 }
-# Not ported yet (issue 40 item 6): they still swap a kernel into the production simulation and import
-# production code. The lead removes a mark when its paper is ported.
-NOT_PORTED = {"satisficing_ucl"}
 PAPERS = sorted(p.parent.name for p in PACKAGE.glob("experiments/*/reference.py"))
 
 
@@ -74,12 +71,7 @@ def forbidden_imports(source: str, module: str) -> list[str]:
     return sorted(bad)
 
 
-def _paper_param(paper: str):
-    mark = pytest.mark.xfail(strict=True, reason=f"{paper}'s reference is not ported to ReferenceImplementation yet")
-    return pytest.param(paper, marks=mark) if paper in NOT_PORTED else paper
-
-
-@pytest.mark.parametrize("paper", [_paper_param(p) for p in PAPERS])
+@pytest.mark.parametrize("paper", PAPERS)
 def test_the_reference_imports_nothing_of_production(paper):
     module = f"banditrepro.experiments.{paper}.reference"
     source = (PACKAGE / "experiments" / paper / "reference.py").read_text(encoding="utf-8")
@@ -88,14 +80,15 @@ def test_the_reference_imports_nothing_of_production(paper):
                      f"and {sorted(THIRD_PARTY)} (docs/mutants.md, 'Guards')")
 
 
-@pytest.mark.parametrize("paper", [_paper_param(p) for p in PAPERS])
+@pytest.mark.parametrize("paper", PAPERS)
 def test_the_reference_implements_the_protocol(paper):
     module = importlib.import_module(f"banditrepro.experiments.{paper}.reference")
     assert isinstance(getattr(module, "REFERENCE", None), ReferenceImplementation)
 
 
 def test_every_paper_with_a_reference_is_known():
-    assert set(PAPERS) >= NOT_PORTED and {"penalized_fairness", "censored_resources"} <= set(PAPERS)
+    papers = sorted(p.stem for p in (PACKAGE.parents[1] / "config" / "papers").glob("*.yaml"))
+    assert papers == PAPERS, "every paper keeps an end-to-end reference (docs/ADDING_A_PAPER.md, §2.1)"
 
 
 def test_the_allow_list_catches_a_production_import():

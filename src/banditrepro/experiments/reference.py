@@ -197,29 +197,3 @@ def check_against_reference(ctx, reference: ReferenceImplementation, experiments
     tolerated = "".join(f"; {name} within {rtol:g} relative" for name, rtol in sorted(reference.tolerances.items()))
     return ReferenceCheck(passed=not parts, measured=_measured(n_pairs, compared, n_reps, parts, tolerated),
                           threshold="every array equal")
-
-
-# --- transitional: the attribute-swap hook of the papers not yet ported to ReferenceImplementation ----------
-# satisficing_ucl, satisficing_select and composite_anonymous still swap a reference kernel into the production
-# simulation (``install(sim, experiment, algorithm)``); delete this section when the last of them is ported.
-
-
-def rerun_with_reference(ctx, experiment: str, algorithm: str, install, replications: int):
-    """Replications [0, ``replications``) of ``algorithm`` in ``experiment`` rebuilt by the experiment's own
-    builder with ``install(sim, experiment_spec, algorithm)`` swapping the production kernel for the
-    reference one, on the keys the build used; returns (the build's runs, the reference's)."""
-    from ..registry import SIMULATION_BUILDERS, lookup
-    from .runner import keys_for
-
-    exp, build, n = _build_head(ctx, experiment, algorithm, replications)
-    sim = lookup(SIMULATION_BUILDERS, "simulation builder", exp.builder)(exp, algorithm)
-    install(sim, exp, algorithm)
-    noise, policy = keys_for(exp, algorithm, ctx.shard_seed(experiment), 0, n)
-    return build, sim.run(noise, policy, exp.checkpoints)
-
-
-def compare_with_reference(ctx, experiments, algorithms, install, replications: int = 1) -> tuple[bool, str]:
-    """(every pair equal, what was measured) of a swap-hook reference claim (transitional, see above)."""
-    n_pairs, compared, _, parts = _compare_pairs(
-        ctx, experiments, algorithms, lambda e, a: rerun_with_reference(ctx, e, a, install, replications), None)
-    return not parts, _measured(n_pairs, compared, replications, parts)

@@ -221,17 +221,18 @@ def printed_standardised_means(ctx, experiment, printed_x, printed_best):
 
 
 @claim_check("ucl_matches_reference")
-def matches_reference(ctx, experiments, algorithms, replications=1):
-    """Issue 30's differential guard: the first ``replications`` runs of each algorithm in each experiment,
-    rebuilt with the independent reference of A1-A8 (reference.py of this package: the paper's definitions
-    transcribed apart, its own quantiles and choice rule) in place of the production kernel, equal the
-    build's runs exactly (pulls, regret, rewards). True by construction for a correct build; it catches a
-    kernel or variant-table bug that no statement of the paper can tell apart (docs/mutants.md)."""
-    from ..reference import compare_with_reference
+def matches_reference(ctx, experiments, algorithms, replications=10):
+    """The reference guard (F1_reference, F4_reference): the first ``replications`` runs of each algorithm in each
+    experiment, rerun end to end by reference.py of this package (the paper's instances, reward draws, A1-A8 and
+    metrics written apart), equal the build's runs exactly (every curve and pull count). True by construction for
+    a correct build; a bug in the builder, the reward law, the UCL kernel, the loop or a metric breaks it even
+    where no statement of the paper can (docs/mutants.md, "Guards")."""
+    from ..reference import check_against_reference
     from . import reference
 
-    ok, measured = compare_with_reference(ctx, experiments, algorithms, reference.install, replications)
-    return ClaimResult(measured=measured, threshold="every array equal", verdict=verdict_from(ok))
+    res = check_against_reference(ctx, reference.REFERENCE, experiments, algorithms, replications)
+    return ClaimResult(measured=res.measured, threshold=res.threshold, verdict=verdict_from(res.passed))
+
 
 
 # --- issue 39: what the statistics guard (report/statistics_guard.py, claim STATS_reference) compares for each
