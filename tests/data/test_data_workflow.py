@@ -12,6 +12,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA_SMK = REPO_ROOT / "workflow" / "rules" / "data.smk"
+DATA_COMMON_SMK = REPO_ROOT / "workflow" / "rules" / "data_common.smk"
 
 SNAKEFILE = f"""
 from pathlib import Path
@@ -20,6 +21,7 @@ configfile: "config.yaml"
 
 REPO_ROOT = Path(workflow.basedir).resolve()
 
+include: "{DATA_COMMON_SMK}"
 include: "{DATA_SMK}"
 """
 

@@ -146,7 +146,7 @@ def test_every_claim_names_its_kind_and_f5d_is_gone(scale):
     assert "F5d" not in kinds and {"F3a1", "F3a2"} <= set(kinds)
     assert {k for k, v in kinds.items() if v == "sanity"} == {"F1a_P1", "F1a_P2", "F1c", "F2a_P3", "F2a_P4", "F4a",
                                                              "F2a_P3_pulls", "F2a_P4_pulls", "F4d", "F4x",
-                                                             "F1_reference", "F4_reference"}
+                                                             "F1_reference", "F4_reference", "STATS_reference"}
     # issue 31: F2c_P3 restates F3a2 in expectation (reward = T m* - regret) and is not the paper's: one fact,
     # one headline claim
     assert kinds["F2c_P3"] == kinds["F2c_P4"] == "variant" and kinds["F3a2"] == "headline"
