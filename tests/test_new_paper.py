@@ -124,7 +124,7 @@ def test_a_new_paper_builds_from_the_guide_alone_and_passes_the_checks_of_a_comm
     # the checks the suite runs on every committed paper, in the copy, and the paper's own tests
     checks = [f"tests/{paper}", "tests/test_docs.py",
               "tests/test_layering.py::test_every_module_belongs_to_a_room_and_every_import_follows_the_rules",
-              f"tests/test_mutants.py::test_every_declared_mutant_applies_exactly_once_and_reruns_an_experiment[{paper}]",
+              f"tests/test_mutants.py::test_every_declared_mutant_applies_and_reruns_something[{paper}]",
               "tests/test_spec.py::test_every_registered_builder_declares_its_parameters",
               f"tests/test_findings_style.py::test_every_finding_is_conditioned_on_the_verdicts_of_the_claims_it_names[{paper}]",
               f"tests/test_findings_style.py::test_every_rendered_finding_states_at_most_two_numbers_per_sentence[{paper}-smoke]",
