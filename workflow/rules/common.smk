@@ -38,15 +38,21 @@ def extra_seed(wildcards):
 # that paper's results (and no other paper's). The job records the digest in its provenance; `verify` refuses
 # results whose recorded digest is not the tree's (lock.smk). Computed once per run, while the DAG is built.
 @cache
+def paper_source_files(paper):
+    """The package files the jobs of ``paper`` may read (banditrepro.sources.paper_modules), found once per run."""
+    return paper_modules(paper)
+
+
+@cache
 def paper_sources(paper):
     """{"sha256", "files"} of the sources the jobs of ``paper`` run with."""
-    return sources_record(paper_modules(paper))
+    return sources_record(paper_source_files(paper))
 
 
 @cache
 def all_papers_sources():
     """The sources of a job that loads every selected paper (the overall report)."""
-    return sources_record({f for paper in available_papers() for f in paper_modules(paper)})
+    return sources_record({f for paper in available_papers() for f in paper_source_files(paper)})
 
 
 def job_params(**params):
@@ -76,6 +82,20 @@ def paper_rule_files():
 @cache
 def paper_spec(paper):
     return load_paper(paper, config["scale"], REPO_ROOT)
+
+
+# What the claims of a figure read and evaluate, asked by many jobs' input functions and params (report.claims
+# checks every premise of the paper on each call): computed once per figure.
+@cache
+def figure_claim_dependencies(paper, figure):
+    """report.claims.claim_dependencies of the figure: (figures, experiments) its claims may read."""
+    return claim_dependencies(paper_spec(paper), figure)
+
+
+@cache
+def figure_claims(paper, figure):
+    """report.claims.claims_of_figure: the figure's claims and the claims their premises rest on."""
+    return claims_of_figure(paper_spec(paper), figure)
 
 
 @cache
@@ -237,7 +257,7 @@ def paper_result_files(paper):
     experiments = {exp: None for fig in built for exp in spec.figure_experiments(fig)}
     for fig in claim_figures(spec):
         if fig in built:
-            experiments.update(dict.fromkeys(claim_dependencies(spec, fig)[1]))
+            experiments.update(dict.fromkeys(figure_claim_dependencies(paper, fig)[1]))
     for table in table_ids(paper):
         experiments.update(dict.fromkeys(table_dependencies(spec, table)[1]))
     files = _result_files(paper, built, list(experiments))
@@ -290,7 +310,7 @@ def claim_figure_results(wildcards):
     paper, figure = wildcards.paper, wildcards.figure
     if figure not in built_figures(paper):
         return ResultFiles({}, {}, {}, {})
-    return _result_files(paper, *claim_dependencies(paper_spec(paper), figure), extra_seed(wildcards))
+    return _result_files(paper, *figure_claim_dependencies(paper, figure), extra_seed(wildcards))
 
 
 def claim_figure_inputs(wildcards):
@@ -371,7 +391,7 @@ def claims_figure_params(results=None):
     """``results``: fn(wildcards) -> ResultFiles (claim_figure_results)."""
     results = results or claim_figure_results
     return job_params(
-        claims=lambda w: claims_of_figure(paper_spec(w.paper), w.figure),  # with the premises they rest on
+        claims=lambda w: figure_claims(w.paper, w.figure),  # with the premises they rest on
         not_built=lambda w: figure_availability(w.paper).not_built,
         standin=lambda w: sorted(figure_availability(w.paper).standin),
         results=lambda w: results(w)._asdict(),

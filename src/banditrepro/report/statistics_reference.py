@@ -44,9 +44,11 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .vocabulary import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+
+# scipy.stats (about a second to import) is imported by the functions that use it: every paper's checks import
+# this module, and Snakemake imports the paper packages while it plans the DAG (tests/test_planning_imports.py)
 
 #: relative agreement of a mean, a standard error or a fit computed in another order (see the module docstring)
 RTOL = 1e-12
@@ -199,6 +201,7 @@ def ratio_se(a, b) -> tuple[float, float, float]:
 def brown_forsythe(x, y) -> tuple[float, float]:
     """One-sided Brown-Forsythe test of "x spreads more than y": (p of 'more', p of 'less'), from scipy's Levene
     test with the median as centre; (1, 1) when both samples are constant (no test)."""
+    from scipy import stats
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     dev_x, dev_y = np.abs(x - np.median(x)), np.abs(y - np.median(y))
     if np.ptp(dev_x) == 0 and np.ptp(dev_y) == 0:
@@ -211,6 +214,7 @@ def brown_forsythe(x, y) -> tuple[float, float]:
 
 def line_fit(x, y) -> tuple[float, float, float]:
     """(slope, intercept, R^2) of the least-squares line of y on x (scipy)."""
+    from scipy import stats
     fit = stats.linregress(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
     r2 = float(fit.rvalue) ** 2 if np.ptp(np.asarray(y)) > 0 else 0.0
     return float(fit.slope), float(fit.intercept), r2
@@ -269,6 +273,7 @@ def any_holds(verdicts) -> str:
 
 def sequential_band(max_factor: int, z_first: float = 2.0) -> tuple[int, float, float]:
     """(looks L, alpha_0 of look 0, z of every extra look) of the doubling rule up to ``max_factor``."""
+    from scipy import stats
     looks = max_factor.bit_length()  # max_factor = 2^(L - 1)
     alpha = 2.0 * float(stats.norm.sf(z_first))
     if looks == 1:
