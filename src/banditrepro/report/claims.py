@@ -90,10 +90,11 @@ def premise_ids(claim: dict) -> list[str]:
     return []
 
 
-def premise_claims(spec, claim: dict) -> list[dict]:
+def premise_claims(spec, claim: dict, by_id: dict | None = None) -> list[dict]:
     """Every claim the premise of ``claim`` rests on, directly or through the premises' own premises
-    (each once, nearest first); raises PremiseError on an unknown id or a circle."""
-    by_id = {c["id"]: c for c in spec.claims}
+    (each once, nearest first); raises PremiseError on an unknown id or a circle. ``by_id``: the paper's
+    claims by id, when the caller has it (check_premises walks every claim)."""
+    by_id = {c["id"]: c for c in spec.claims} if by_id is None else by_id
     out, seen = [], {claim["id"]}
 
     def walk(c: dict, path: tuple[str, ...]) -> None:
@@ -114,8 +115,9 @@ def premise_claims(spec, claim: dict) -> list[dict]:
 def check_premises(spec) -> None:
     """Every premise of the paper names known claims, without circles (raises PremiseError): run when the
     workflow is planned (claim_dependencies), so a typo stops ``snakemake -n``."""
+    by_id = {c["id"]: c for c in spec.claims}
     for claim in spec.claims:
-        premise_claims(spec, claim)
+        premise_claims(spec, claim, by_id)
         premise = claim.get("premise")
         if isinstance(premise, dict) and "fn" not in premise:
             raise PremiseError(f"{spec.paper}: claim {claim['id']}: a check premise needs 'fn'")
