@@ -13,11 +13,6 @@ REPS = 8
 CHECKPOINTS = np.array([T // 4, T // 2, T])
 
 
-@pytest.fixture(autouse=True)
-def _simulate_compiled_once(censored_simulate):
-    """The loop these tests run, compiled by one pytest worker (tests/test_runner.py runs it too)."""
-
-
 def small_instance():
     """3 independent arms (Beta rewards, exponential consumption), grid {0, 1/3, 2/3, 1}, mild penalty."""
     a = np.array([0.8, 0.8, 0.8])
