@@ -24,8 +24,10 @@ def _same(a: dict[str, SimulationOutput], b: dict[str, SimulationOutput]) -> boo
 
 
 @pytest.mark.parametrize("paper,experiment", [("satisficing_ucl", "mean_reward"), ("censored_resources", "f2_n20")])
-def test_progress_blocks_and_shards_change_no_number(paper, experiment):
+def test_progress_blocks_and_shards_change_no_number(paper, experiment, request):
     """One block per replication, one block for all, and two shards give the same arrays."""
+    if paper == "censored_resources":
+        request.getfixturevalue("censored_simulate")  # compiled by one pytest worker (conftest.py)
     exp = load_paper(paper, "smoke", REPO_ROOT).experiments[experiment]
     n = exp.replications
     whole = run_experiment_block(exp, SEED, 0, n, log=io.StringIO(), progress_target_s=1e9)
@@ -40,7 +42,7 @@ def test_progress_blocks_and_shards_change_no_number(paper, experiment):
     assert _same(whole, joined)
 
 
-def test_a_subset_of_algorithms_gets_the_numbers_of_a_full_run():
+def test_a_subset_of_algorithms_gets_the_numbers_of_a_full_run(censored_simulate):
     """The mutant rules rerun only a mutated algorithm and copy the rest: that is sound only if an
     algorithm's runs do not depend on which other algorithms ran."""
     exp = load_paper("censored_resources", "smoke", REPO_ROOT).experiments["f2_n20"]
