@@ -44,9 +44,11 @@ from repo_copy import CHEAP_PAPER, copy_repo, run_snakemake, shared_build  # noq
 
 
 def pytest_collection_modifyitems(config, items):
-    """The files that hold slow tests first, in their collected order (every worker sorts alike)."""
-    slow_files = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow_files)
+    """The costliest files first, then the other files with slow tests, then the rest (tests/run_order.py; every
+    worker sorts alike)."""
+    from run_order import run_order
+
+    items[:] = run_order(items)
 
 
 @pytest.fixture(scope="session")

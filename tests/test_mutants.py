@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -408,15 +409,19 @@ def test_the_reports_give_the_score_by_where_and_by_what_catches():
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    return copy_repo(tmp_path_factory.mktemp("mutants") / "repo")
+def mutants_dry_run(tmp_path_factory) -> str:
+    """One dry run of every paper's `mutants_<paper>` target in a fresh copy (one Snakemake start, not five)."""
+    workdir = copy_repo(tmp_path_factory.mktemp("mutants") / "repo")
+    return run_snakemake(workdir, "-n", *(f"mutants_{p}" for p in PAPERS), "--config", "scale=smoke").stdout
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", PAPERS)
-def test_the_mutants_dag_dry_runs(workdir, paper):
-    proc = run_snakemake(workdir, "-n", f"mutants_{paper}", "--config", "scale=smoke")
-    assert "mutant_simulate_shard" in proc.stdout and "mutants_csv" in proc.stdout
+def test_the_mutants_dag_dry_runs(mutants_dry_run, paper):
+    """The paper's mutants DAG plans a mutant's simulation shard and the paper's mutants table."""
+    assert re.search(rf"results/mutants/[^/\s]+/{paper}/shards/\S+\.npz", mutants_dry_run), \
+        f"no mutant simulation shard of {paper} planned"
+    assert f"output: results/{paper}/mutants.csv" in mutants_dry_run, f"no mutants table of {paper} planned"
 
 
 @pytest.mark.slow

@@ -2,8 +2,9 @@
 
 The mutation machinery reruns only what a patch can reach (banditrepro.mutation) and copies the rest from the
 main build. These tests plant two patches in penalized_fairness at smoke scale, run `mutants_penalized_fairness`
-in one copy of the project, and rebuild the mutants' figures from scratch in two more copies whose sources carry
-the patch. The mutant's claims, readings and shards must equal the full rebuild's:
+in a copy of the paper's smoke build (the main build the mutants copy from), and rebuild the mutants' figures
+from scratch in two fresh copies of the project whose sources carry the patch. The mutant's claims, readings
+and shards must equal the full rebuild's:
 
 - a shared-code patch (the builder's unfairness metric, in algorithms/fairness.py but called by the builder)
   reruns every algorithm;
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from repo_copy import SNAKEMAKE, copy_repo, snakemake_env
+from repo_copy import SNAKEMAKE, copy_build, copy_repo, snakemake_env
 
 from banditrepro.experiments.spec import load_paper
 from banditrepro.mutation import Mutant, apply_patch, mutant_figures
@@ -50,9 +51,10 @@ def rebuilt_figures(repo: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def mutated(tmp_path_factory) -> Path:
-    """A copy of the project whose penalized_fairness declares the two test mutants, after `mutants_<paper>`."""
-    repo = copy_repo(tmp_path_factory.mktemp("mutated") / "repo")
+def mutated(tmp_path_factory, smoke_build) -> Path:
+    """A copy of penalized_fairness's smoke build (the main build, shared with the other files) whose config
+    declares the two test mutants, after `mutants_<paper>`: only the mutants' jobs run here."""
+    repo = copy_build(smoke_build(PAPER), tmp_path_factory.mktemp("mutated") / "repo")
     config = repo / "config" / "papers" / f"{PAPER}.yaml"
     data = yaml.safe_load(config.read_text())
     data["mutants"] = [{"id": mid, "algorithm": label, "description": f"test mutant {mid}", "patch": patch}

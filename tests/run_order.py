@@ -1,0 +1,49 @@
+"""The order in which the suite hands its test files to the pytest-xdist workers (conftest.py's
+``pytest_collection_modifyitems``; docs/testing.md "Timings").
+
+``--dist loadfile`` gives each worker whole files in the order they were collected. A long file handed out late
+runs alone at the end while the other worker idles (a whole-suite run on 2 cores ended with
+tests/test_cluster.py and tests/test_mutants_rebuild.py running alone for minutes). So the files go out
+longest first (the longest-processing-time-first rule, within 4/3 of the best schedule): the heavy files in
+``HEAVY_FILES``' order, then the other files with slow tests, then the rest, each group in collected order.
+
+``HEAVY_FILES`` lists the costliest files, costliest first, by the wall seconds a file took in a whole
+``pytest -m slow`` run on 2 cores (``--durations``; the smoke builds shared across files are charged to the
+file that asks first). Only the order matters: a file left out runs after them, a file listed that no longer
+exists fails ``tests/test_run_order.py``.
+"""
+
+from __future__ import annotations
+
+HEAVY_FILES = (
+    "tests/test_workflow.py",  # the five papers' smoke builds, shared with the files below
+    "tests/test_mutants_rebuild.py",  # a mutants run and two rebuilds of penalized_fairness from scratch
+    "tests/test_cluster.py",  # a DAG through the cluster executor, one Snakemake process per job
+    "tests/test_faults.py",  # interrupted and resumed runs, failing jobs
+    "tests/test_report.py",  # the reports of a smoke build
+    "tests/test_new_paper.py",  # a sixth paper built from docs/ADDING_A_PAPER.md
+    "tests/test_mutants.py",  # the mutants' dry runs
+    "tests/test_robustness.py",
+    "tests/test_stale_results.py",
+    "tests/test_portability.py",
+    "tests/data/test_data_workflow.py",
+    "tests/test_readme.py",
+)
+
+
+def file_of(nodeid: str) -> str:
+    """The file of a test's node id, as ``HEAVY_FILES`` names it."""
+    return nodeid.split("::")[0]
+
+
+def run_order(items: list) -> list:
+    """``items`` (pytest items: ``nodeid``, ``get_closest_marker``) in the order their files go to the workers;
+    the tests of a file keep their collected order."""
+    rank = {name: i for i, name in enumerate(HEAVY_FILES)}
+    slow_files = {file_of(item.nodeid) for item in items if item.get_closest_marker("slow")}
+
+    def key(item) -> tuple[int, int]:
+        name = file_of(item.nodeid)
+        return (rank.get(name, len(rank)), name not in slow_files)
+
+    return sorted(items, key=key)  # stable: equal keys keep the collected order

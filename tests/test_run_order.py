@@ -1,0 +1,63 @@
+"""The files go to the pytest-xdist workers costliest first (tests/run_order.py, conftest.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from run_order import HEAVY_FILES, run_order
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Item:
+    """The part of a pytest item that run_order reads."""
+
+    nodeid: str
+    markers: set = field(default_factory=set)
+
+    def get_closest_marker(self, name: str):
+        return name if name in self.markers else None
+
+
+def files_in_order(items: list[Item]) -> list[str]:
+    seen: list[str] = []
+    for item in items:
+        name = item.nodeid.split("::")[0]
+        if name not in seen:
+            seen.append(name)
+    return seen
+
+
+def test_heavy_files_first_in_their_order_then_slow_files_then_the_rest():
+    collected = [Item("tests/test_a.py::test_fast"),
+                 Item("tests/test_b.py::test_slow", {"slow"}),
+                 Item(f"{HEAVY_FILES[2]}::test_one", {"slow"}),
+                 Item("tests/test_b.py::test_fast"),
+                 Item(f"{HEAVY_FILES[0]}::test_one", {"slow"}),
+                 Item(f"{HEAVY_FILES[2]}::test_two"),
+                 Item(f"{HEAVY_FILES[0]}::test_two", {"slow"}),
+                 Item("tests/test_c.py::test_slow", {"slow"})]
+    ordered = run_order(collected)
+    assert files_in_order(ordered) == [HEAVY_FILES[0], HEAVY_FILES[2], "tests/test_b.py", "tests/test_c.py",
+                                       "tests/test_a.py"]
+    # a file's tests keep their collected order, so its module fixtures and their users stay together
+    assert [i.nodeid for i in ordered][:4] == [f"{HEAVY_FILES[0]}::test_one", f"{HEAVY_FILES[0]}::test_two",
+                                               f"{HEAVY_FILES[2]}::test_one", f"{HEAVY_FILES[2]}::test_two"]
+
+
+def test_the_heavy_files_exist_and_hold_slow_tests():
+    """A renamed or removed file must leave the table, else the order silently stops applying to it."""
+    for name in HEAVY_FILES:
+        path = REPO_ROOT / name
+        assert path.is_file(), f"tests/run_order.py names {name}, which does not exist"
+        assert "mark.slow" in path.read_text(), f"{name} holds no slow test: it belongs after the slow files"
+    assert len(set(HEAVY_FILES)) == len(HEAVY_FILES)
+
+
+def test_this_session_runs_its_heavy_files_first(request):
+    """The hook is applied: in this run's collection the heavy files selected come first, in the table's order."""
+    files = files_in_order(request.session.items)
+    heavy = [f for f in files if f in HEAVY_FILES]
+    assert files[: len(heavy)] == sorted(heavy, key=HEAVY_FILES.index)
