@@ -28,6 +28,9 @@ def _context(tmp_path, experiment, **kwargs):
     return shard_context(SPEC, experiment, tmp_path, **kwargs)
 
 
+# slow: each case simulates a whole experiment twice (the build's kernels and the reference), tens of
+# CPU-seconds with the first compiles; the full suite runs them, the fast loop does not
+@pytest.mark.slow
 @pytest.mark.parametrize("experiment", ["s51_indep", "f1m2_negcorr", "f2_n20", "f3"])
 def test_the_build_equals_the_reference(tmp_path, experiment):
     algorithms = list(SPEC.experiments[experiment].algorithms)  # every reading too: unit bonus, single pair

@@ -36,6 +36,9 @@ def test_the_reference_covers_every_stochastic_experiment_but_the_polynomial_sha
                           np.array([100]))
 
 
+# slow: each case simulates a whole experiment twice (the build's kernels and the reference), tens of
+# CPU-seconds with the first compiles; the full suite runs them, the fast loop does not
+@pytest.mark.slow
 @pytest.mark.parametrize("experiment", COVERED)
 def test_a_correct_build_equals_the_reference(tmp_path, experiment):
     algorithms = list(SPEC.experiments[experiment].algorithms)

@@ -27,6 +27,9 @@ def _context(tmp_path, experiment, **kwargs):
     return shard_context(SPEC, experiment, tmp_path, **kwargs)
 
 
+# slow: each case simulates a whole experiment twice (the build's kernels and the reference), tens of
+# CPU-seconds with the first compiles; the full suite runs them, the fast loop does not
+@pytest.mark.slow
 @pytest.mark.parametrize("experiment", ["s1_K5", "s2_case2", "s4_cr1", "s5_K5"])
 def test_a_correct_build_equals_the_reference(tmp_path, experiment):
     algorithms = list(SPEC.experiments[experiment].algorithms)

@@ -34,6 +34,9 @@ def _context(tmp_path, experiment, **kwargs):
     return shard_context(SPEC, experiment, tmp_path, **kwargs)
 
 
+# slow: each case simulates a whole experiment twice (the build's kernels and the reference), tens of
+# CPU-seconds with the first compiles; the full suite runs them, the fast loop does not
+@pytest.mark.slow
 @pytest.mark.parametrize("experiment", list(SPEC.experiments))
 def test_the_build_equals_the_reference(tmp_path, experiment):
     """Every algorithm of every experiment, SELECT and its variants included, to the bit (curves and finals)."""
