@@ -5,7 +5,8 @@
 runs alone at the end while the other worker idles (a whole-suite run on 2 cores ended with
 tests/test_cluster.py and tests/test_mutants_rebuild.py running alone for minutes). So the files go out
 longest first (the longest-processing-time-first rule, within 4/3 of the best schedule): the heavy files in
-``HEAVY_FILES``' order, then the other files with slow tests, then the rest, each group in collected order.
+``HEAVY_FILES``' order, then the first file of each ``KERNEL_SHARERS`` entry, then the other files with slow
+tests, then the rest, then the other ``KERNEL_SHARERS`` files, each group in collected order.
 
 ``HEAVY_FILES`` lists the costliest files, costliest first, by the wall seconds a file took in a whole
 ``pytest -m slow`` run on 2 cores (``--durations``; the smoke builds shared across files are charged to the
@@ -30,6 +31,15 @@ HEAVY_FILES = (
     "tests/test_readme.py",
 )
 
+# Files that run one heavy kernel compiled once for the whole run (conftest.py's ``compiled_once``): the first
+# goes out right after the heavy files, so one worker compiles the kernel while the other runs other files, and
+# the rest go out last, when numba's cache holds it. Handed out side by side, the second file's worker waited on
+# the compile lock instead (101 s of a 465-s fast loop from an empty cache, commit e3e313f).
+KERNEL_SHARERS = {
+    "censored_simulate": ("tests/censored_resources/test_statistical.py", "tests/test_runner.py",
+                          "tests/censored_resources/test_reference_claim.py"),
+}
+
 
 def file_of(nodeid: str) -> str:
     """The file of a test's node id, as ``HEAVY_FILES`` names it."""
@@ -41,9 +51,17 @@ def run_order(items: list) -> list:
     the tests of a file keep their collected order."""
     rank = {name: i for i, name in enumerate(HEAVY_FILES)}
     slow_files = {file_of(item.nodeid) for item in items if item.get_closest_marker("slow")}
+    compiling = {files[0] for files in KERNEL_SHARERS.values()}
+    reusing = {name for files in KERNEL_SHARERS.values() for name in files[1:]}
 
     def key(item) -> tuple[int, int]:
         name = file_of(item.nodeid)
-        return (rank.get(name, len(rank)), name not in slow_files)
+        if name in rank:
+            return (0, rank[name])
+        if name in compiling:
+            return (1, 0)
+        if name in reusing:
+            return (4, 0)
+        return (2 if name in slow_files else 3, 0)
 
     return sorted(items, key=key)  # stable: equal keys keep the collected order

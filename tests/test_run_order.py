@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from run_order import HEAVY_FILES, run_order
+from run_order import HEAVY_FILES, KERNEL_SHARERS, run_order
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,6 +45,24 @@ def test_heavy_files_first_in_their_order_then_slow_files_then_the_rest():
     # a file's tests keep their collected order, so its module fixtures and their users stay together
     assert [i.nodeid for i in ordered][:4] == [f"{HEAVY_FILES[0]}::test_one", f"{HEAVY_FILES[0]}::test_two",
                                                f"{HEAVY_FILES[2]}::test_one", f"{HEAVY_FILES[2]}::test_two"]
+
+
+def test_a_shared_kernel_is_compiled_by_the_first_file_and_reused_by_the_last():
+    (first, *others), = [files for files in KERNEL_SHARERS.values()][:1]
+    collected = [Item(f"{others[0]}::test_x"), Item("tests/test_a.py::test_fast"), Item(f"{first}::test_y"),
+                 Item("tests/test_b.py::test_slow", {"slow"}), Item(f"{HEAVY_FILES[0]}::test_one", {"slow"})]
+    assert files_in_order(run_order(collected)) == [HEAVY_FILES[0], first, "tests/test_b.py", "tests/test_a.py",
+                                                    others[0]]
+
+
+def test_the_kernel_sharers_exist_and_ask_for_their_kernel():
+    for kernel, files in KERNEL_SHARERS.items():
+        for name in files:
+            path = REPO_ROOT / name
+            assert path.is_file(), f"tests/run_order.py names {name}, which does not exist"
+            folder_conftest = path.parent / "conftest.py"
+            here = path.read_text() + (folder_conftest.read_text() if folder_conftest.exists() else "")
+            assert kernel in here, f"{name} does not ask for {kernel} (itself or in its folder's conftest.py)"
 
 
 def test_the_heavy_files_exist_and_hold_slow_tests():
