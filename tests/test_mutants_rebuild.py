@@ -92,9 +92,14 @@ def claims_of(path: Path) -> pd.DataFrame:
 def assert_same_claims(mutated: Path, mutant: str, rebuild: Path) -> None:
     figures = rebuilt_figures(mutated)
     for fig in figures:
-        ours = claims_of(mutated / "results" / "mutants" / mutant / PAPER / "claims" / f"{fig}.csv")
         theirs = claims_of(rebuild / "results" / PAPER / "claims" / f"{fig}.csv")
-        pd.testing.assert_frame_equal(ours, theirs, obj=f"claims of {fig}")
+        ours_path = mutated / "results" / "mutants" / mutant / PAPER / "claims" / f"{fig}.csv"
+        if not ours_path.exists():
+            # a figure whose data cannot be had here (no mirror: MovieLens' fig3): the mutant run skips it, the
+            # rebuild writes its claims unmeasured; anything measured the mutant run left out is a failure
+            assert (theirs["measured"] == "not measured").all(), f"the mutant run made no claims of {fig}"
+            continue
+        pd.testing.assert_frame_equal(claims_of(ours_path), theirs, obj=f"claims of {fig}")
     pd.testing.assert_frame_equal(claims_of(mutated / "results" / "mutants" / mutant / PAPER / "readings.csv"),
                                   claims_of(rebuild / "results" / PAPER / "readings.csv"), obj="readings")
 
