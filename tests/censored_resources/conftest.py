@@ -3,9 +3,12 @@ on an empty cache) get it from ``censored_simulate`` (tests/conftest.py): compil
 loaded from numba's cache by the other, not compiled by both at once."""
 
 import pytest
+from run_order import KERNEL_SHARERS
 
-# the files here that run loops.simulate (tests/test_runner.py asks for the fixture itself)
-SIMULATING_FILES = {"test_statistical.py", "test_reference_claim.py"}
+# the files here that run loops.simulate, from the one list of them (tests/run_order.py, which also hands them out
+# first and last); tests/test_runner.py asks for the fixture itself
+SIMULATING_FILES = {name.rsplit("/", 1)[1] for name in KERNEL_SHARERS["censored_simulate"]
+                    if name.startswith("tests/censored_resources/")}
 
 
 @pytest.fixture(autouse=True)
