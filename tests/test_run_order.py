@@ -79,3 +79,28 @@ def test_this_session_runs_its_heavy_files_first(request):
     files = files_in_order(request.session.items)
     heavy = [f for f in files if f in HEAVY_FILES]
     assert files[: len(heavy)] == sorted(heavy, key=HEAVY_FILES.index)
+
+
+def test_the_workers_get_the_files_in_this_order_not_by_their_number_of_tests(tmp_path):
+    """pytest-xdist hands out whole files by their number of tests, most first, unless told not to
+    (``--no-loadscope-reorder``, pyproject.toml): run_order alone then decides nothing but ties. A toy suite whose
+    conftest puts a one-test file before a five-test file, run by one worker under the project's addopts, must
+    run the one-test file first."""
+    import subprocess
+    import sys
+    import tomllib
+
+    addopts = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    log = tmp_path / "ran.txt"
+    (tmp_path / "conftest.py").write_text(
+        "def pytest_collection_modifyitems(config, items):\n"
+        "    items.sort(key=lambda item: 'test_few' not in item.nodeid)\n")
+    body = f"def test_{{n}}():\n    open({str(log)!r}, 'a').write(__name__.rsplit('.', 1)[-1] + '\\n')\n"
+    (tmp_path / "test_many.py").write_text("".join(body.format(n=i) for i in range(5)))
+    (tmp_path / "test_few.py").write_text(body.format(n=0))
+    (tmp_path / "pytest.ini").write_text(f"[pytest]\naddopts = {addopts.replace('-n auto', '-n 1')}\n")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert log.read_text().split()[0] == "test_few", \
+        f"xdist reordered the files (addopts {addopts!r} lacks --no-loadscope-reorder?): {log.read_text().split()}"

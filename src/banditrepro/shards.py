@@ -21,14 +21,14 @@ def save_shard(path: Path | str, results: dict[str, SimulationOutput], start: in
     """One .npz per shard; written to a temporary name and renamed, so no half-written shard survives."""
     arrays: dict[str, np.ndarray] = {"replications": np.array([start, stop], dtype=np.int64),
                                      "provenance": np.array(json.dumps(prov, sort_keys=True, default=str))}
-    for algorithm, out in results.items():
+    for algorithm, out in results.items():  # row-major on disk whatever layout a builder's arithmetic left
         arrays[f"{algorithm}/checkpoints"] = out.checkpoints
         for name, arr in out.curves.items():
-            arrays[f"{algorithm}/curve/{name}"] = arr
+            arrays[f"{algorithm}/curve/{name}"] = np.ascontiguousarray(arr)
         for name, arr in out.finals.items():
-            arrays[f"{algorithm}/final/{name}"] = arr
+            arrays[f"{algorithm}/final/{name}"] = np.ascontiguousarray(arr)
         if out.pulls is not None:
-            arrays[f"{algorithm}/pulls"] = out.pulls
+            arrays[f"{algorithm}/pulls"] = np.ascontiguousarray(out.pulls)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
@@ -71,6 +71,13 @@ def read_shard_provenance(path: Path | str) -> dict:
                          f"delete it and rerun") from exc
 
 
+def _rows(parts: list[np.ndarray]) -> np.ndarray:
+    """The shards' blocks one after the other, always row-major: numpy's mean and sum over replications add in
+    another order for a column-major array (pairwise instead of row by row), so a builder whose arrays came out
+    column-major in one job and row-major in the next gave summaries that differed in the last bits."""
+    return np.ascontiguousarray(np.concatenate(parts))
+
+
 def load_shards(paths: list[Path | str], first: int = 0) -> dict[str, SimulationOutput]:
     """Concatenate shards (sorted by first replication) into one SimulationOutput per algorithm; together they
     must tile the replications from ``first`` (0: an experiment's whole set; a mutant job reads one shard)."""
@@ -92,8 +99,8 @@ def load_shards(paths: list[Path | str], first: int = 0) -> dict[str, Simulation
         has_pulls = f"{algo}/pulls" in loaded[0]
         merged[algo] = SimulationOutput(
             checkpoints=loaded[0][f"{algo}/checkpoints"],
-            curves={c: np.concatenate([d[f"{algo}/curve/{c}"] for d in loaded]) for c in curves},
-            finals={f: np.concatenate([d[f"{algo}/final/{f}"] for d in loaded]) for f in finals},
-            pulls=np.concatenate([d[f"{algo}/pulls"] for d in loaded]) if has_pulls else None,
+            curves={c: _rows([d[f"{algo}/curve/{c}"] for d in loaded]) for c in curves},
+            finals={f: _rows([d[f"{algo}/final/{f}"] for d in loaded]) for f in finals},
+            pulls=_rows([d[f"{algo}/pulls"] for d in loaded]) if has_pulls else None,
         )
     return merged

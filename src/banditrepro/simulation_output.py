@@ -55,6 +55,7 @@ def checkpoint_grid(horizon: int, spec: dict | None) -> np.ndarray:
 def summarize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Mean and standard error over replications (axis 0); se uses the n-1 sample sd."""
     n = values.shape[0]
+    values = np.ascontiguousarray(values)  # row by row in every layout (see shards._rows)
     mean = values.mean(axis=0)
     se = values.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.full_like(mean, np.nan)
     return mean, se, n
