@@ -20,7 +20,6 @@
   must choose numba's vector width itself), not from ``os.environ``, which importing banditrepro changed.
 """
 
-import fcntl
 import os
 import sys
 from pathlib import Path
@@ -59,19 +58,21 @@ def shared_tmp(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def compiled_once(shared_tmp):
+def compiled_once():
     """``compiled_once(name, compile)``: ``compile()`` (a call that compiles a kernel, or loads it from numba's
-    cache) run under a file lock shared by the pytest-xdist workers, once per worker. The first worker to ask
-    compiles and writes the cache; another that asks meanwhile waits and loads it, instead of compiling the
-    same kernel at the same time (on an empty cache, censored_resources' ``loops.simulate``, 43 CPU-s, was
-    compiled by both workers at once)."""
+    cache) run once per worker under ``banditrepro.numba_cache.compiling(name)``, the lock a simulation job takes
+    around its first call (``<paper>-<builder>``). The first process to ask compiles and writes the cache; one
+    that asks meanwhile -- the other pytest-xdist worker, or a job of a smoke build -- waits and loads it, instead
+    of compiling the same kernel at the same time (on an empty cache, censored_resources' ``loops.simulate``,
+    about 60 CPU-s, was compiled by both workers at once)."""
+    from banditrepro import numba_cache
+
     done: set[str] = set()
 
     def once(name: str, compile) -> None:
         if name in done:
             return
-        with open(shared_tmp / f"compile-{name}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        with numba_cache.compiling(name):
             compile()
         done.add(name)
 
@@ -95,7 +96,7 @@ def censored_simulate(compiled_once):
                                  rcucb.rcucb_params())
         sim.run(np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.uint64), [1])
 
-    compiled_once("censored_simulate", compile)
+    compiled_once("censored_resources-censored_synthetic", compile)  # the runner's lock name
 
 
 @pytest.fixture(scope="session")

@@ -38,3 +38,34 @@ def test_a_child_process_resolves_the_same_base(tmp_path):
 def test_default_base_is_the_user_cache(tmp_path):
     path = numba_cache.cache_dir({"XDG_CACHE_HOME": str(tmp_path)})
     assert path.parent == tmp_path / "banditrepro" / "numba"
+
+
+def _held(path: Path) -> bool:
+    """Whether another open file holds an exclusive lock on ``path`` (flock locks belong to open files)."""
+    import fcntl
+
+    with open(path, "a") as other:
+        try:
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        return False
+
+
+def test_compiling_holds_a_lock_in_the_cache_directory_while_its_body_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "banditrepro-0123456789abcdef"))
+    lock = tmp_path / "banditrepro-0123456789abcdef" / "compile-paper-builder.lock"
+    with numba_cache.compiling("paper-builder"):
+        assert _held(lock)
+        assert not _held(tmp_path / "banditrepro-0123456789abcdef" / "compile-other.lock")
+    assert not _held(lock)
+
+
+def test_compiling_goes_on_without_a_lock_where_it_cannot_make_one(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "cache"))  # cannot be a directory
+    ran = []
+    with numba_cache.compiling("paper-builder"):
+        ran.append(True)
+    assert ran == [True]

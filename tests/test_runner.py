@@ -23,7 +23,11 @@ def _same(a: dict[str, SimulationOutput], b: dict[str, SimulationOutput]) -> boo
         for k in a)
 
 
-@pytest.mark.parametrize("paper,experiment", [("satisficing_ucl", "mean_reward"), ("censored_resources", "f2_n20")])
+# censored_resources' case is slow: its loop takes about 60 CPU-s to compile on an empty numba cache
+CENSORED_F2_N20 = pytest.param("censored_resources", "f2_n20", marks=pytest.mark.slow)
+
+
+@pytest.mark.parametrize("paper,experiment", [("satisficing_ucl", "mean_reward"), CENSORED_F2_N20])
 def test_progress_blocks_and_shards_change_no_number(paper, experiment, request):
     """One block per replication, one block for all, and two shards give the same arrays."""
     if paper == "censored_resources":
@@ -42,10 +46,13 @@ def test_progress_blocks_and_shards_change_no_number(paper, experiment, request)
     assert _same(whole, joined)
 
 
-def test_a_subset_of_algorithms_gets_the_numbers_of_a_full_run(censored_simulate):
+@pytest.mark.parametrize("paper,experiment", [("satisficing_ucl", "mean_reward"), CENSORED_F2_N20])
+def test_a_subset_of_algorithms_gets_the_numbers_of_a_full_run(paper, experiment, request):
     """The mutant rules rerun only a mutated algorithm and copy the rest: that is sound only if an
     algorithm's runs do not depend on which other algorithms ran."""
-    exp = load_paper("censored_resources", "smoke", REPO_ROOT).experiments["f2_n20"]
+    if paper == "censored_resources":
+        request.getfixturevalue("censored_simulate")  # compiled by one pytest worker (conftest.py)
+    exp = load_paper(paper, "smoke", REPO_ROOT).experiments[experiment]
     whole = run_experiment_block(exp, SEED, 0, 4, log=io.StringIO())
     last = list(exp.algorithms)[-1:]
     alone = run_experiment_block(exp, SEED, 0, 4, log=io.StringIO(), algorithms=last)
@@ -93,3 +100,42 @@ def test_an_experiment_shard_size_overrides_the_global_one():
     assert f2.job_shards(250) == [(a, a + 10) for a in range(0, 100, 10)]
     f1m1 = spec.experiments["f1m1_poscorr"]  # no shard_size of its own: the global one
     assert f1m1.shard_size is None and f1m1.job_shards(250) == [(0, 100)]
+
+
+def test_the_first_call_of_each_algorithm_runs_under_the_builders_compile_lock(monkeypatch):
+    """The call that compiles (the first replication block) takes numba_cache.compiling(<paper>-<builder>), so
+    two jobs starting together on an empty cache do not compile the same loops at once; later blocks do not."""
+    from contextlib import contextmanager
+
+    from banditrepro.experiments import runner
+
+    exp = load_paper("satisficing_ucl", "smoke", REPO_ROOT).experiments["mean_reward"]
+    held = []
+    calls = []
+
+    @contextmanager
+    def compiling(name):
+        held.append(name)
+        yield
+        held.pop()
+
+    real_build = runner.lookup(runner.SIMULATION_BUILDERS, "simulation builder", exp.builder)
+
+    def build(exp_, algorithm):
+        sim = real_build(exp_, algorithm)
+        run = sim.run
+
+        def recorded(noise, policy, checkpoints):
+            calls.append((algorithm, len(noise), list(held)))
+            return run(noise, policy, checkpoints)
+
+        sim.run = recorded
+        return sim
+
+    monkeypatch.setattr(runner.numba_cache, "compiling", compiling)
+    monkeypatch.setattr(runner, "lookup", lambda *args: build)
+    run_experiment_block(exp, SEED, 0, exp.replications, log=io.StringIO(), progress_target_s=0.0)
+    for algorithm in exp.algorithms:
+        mine = [c for c in calls if c[0] == algorithm]
+        assert mine[0][2] == [f"satisficing_ucl-{exp.builder}"] and mine[0][1] == 1
+        assert all(c[2] == [] for c in mine[1:]) and len(mine) == exp.replications

@@ -15,8 +15,10 @@ read again and can be deleted at any time.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sys
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from .sources import sources_digest
@@ -56,3 +58,21 @@ def configure() -> Path:
     if numba is not None:
         numba.config.CACHE_DIR = str(path)
     return path
+
+
+@contextmanager
+def compiling(name: str):
+    """Held around a call that may compile ``name``'s kernels: processes that would compile the same kernels at
+    the same time (two jobs of a paper starting together on an empty cache, each compiling the same loop for up
+    to a minute) take turns instead; the second then loads what the first wrote. A file lock in the cache
+    directory of the current sources, so it is shared by every process that shares the cache. Where the file
+    system has no locks (some network file systems), each process goes on without one, as it did before."""
+    folder = Path(os.environ.get("NUMBA_CACHE_DIR") or cache_dir())
+    with ExitStack() as stack:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            handle = stack.enter_context(open(folder / f"compile-{name}.lock", "a"))
+            fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file is closed
+        except OSError:
+            pass
+        yield

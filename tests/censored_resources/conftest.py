@@ -13,5 +13,7 @@ SIMULATING_FILES = {name.rsplit("/", 1)[1] for name in KERNEL_SHARERS["censored_
 
 @pytest.fixture(autouse=True)
 def _simulate_compiled_once(request):
-    if request.node.path.name in SIMULATING_FILES:
+    # in those files the tests that run the loop are the slow ones (its compile is what makes them slow); the
+    # others, in the fast loop, must not compile it
+    if request.node.path.name in SIMULATING_FILES and request.node.get_closest_marker("slow"):
         request.getfixturevalue("censored_simulate")

@@ -48,6 +48,9 @@ def test_the_ames_setting_equals_the_reference(tmp_path):
     assert res.verdict == "reproduced", res.measured
 
 
+# slow: the guard runs the build's loops and the reference end to end (on an empty numba cache, their first
+# compiles); the full suite runs it, the fast loop does not
+@pytest.mark.slow
 def test_a_run_that_differs_fails(tmp_path):
     def one_more_censored_pull(results):
         results["ucb"].curves["censored"][0, -1] += 1.0
@@ -73,6 +76,7 @@ def test_the_ground_truth_agrees_with_the_builds_to_rounding(experiment):
 # --- bugs outside the policies, which the earlier (policy-only) reference could not see ---------------------
 
 
+@pytest.mark.slow
 def test_an_instance_bug_fails(tmp_path, monkeypatch):
     """PosCorr's correlations x_i = 0.2 for every arm (the first arm's value copied to the others)."""
     real = ce.gaussian_arms
@@ -82,6 +86,7 @@ def test_an_instance_bug_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced", res.measured
 
 
+@pytest.mark.slow
 def test_a_penalty_bug_fails(tmp_path, monkeypatch):
     """lambda(0.5) = 10 x 0.5 (the inclusive switch of digest A4 read as exclusive): F.1's M1 = {0.5, 0.9}."""
     real = ce.penalty_values
@@ -90,6 +95,7 @@ def test_a_penalty_bug_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced", res.measured
 
 
+@pytest.mark.slow
 def test_a_ground_truth_bug_fails(tmp_path, monkeypatch):
     """nu without the cost c(C) (the choices, censoring and gains stay right; only the regret moves)."""
     real = ce.ground_truth

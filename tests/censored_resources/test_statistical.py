@@ -8,6 +8,10 @@ from banditrepro.algorithms import rcucb
 from banditrepro.environments import censored as ce
 from banditrepro.experiments.censored_resources.loops import CensoredSimulation
 
+# slow: every test runs the paper's simulation loop, about 60 CPU-s to compile on an empty numba cache; the full
+# suite runs them, the fast loop keeps the kernels' unit tests (test_policies.py, test_fast_kernels.py)
+pytestmark = pytest.mark.slow
+
 T = 20000
 REPS = 8
 CHECKPOINTS = np.array([T // 4, T // 2, T])

@@ -47,6 +47,9 @@ def test_a_correct_build_equals_the_reference(tmp_path, experiment):
     assert res.measured.startswith(f"{len(algorithms)}/{len(algorithms)} ") and "first 2 replication(s)" in res.measured
 
 
+# slow: the guard runs the build's loops and the reference end to end (on an empty numba cache, their first
+# compiles); the full suite runs it, the fast loop does not
+@pytest.mark.slow
 def test_an_odaaf_run_that_differs_fails(tmp_path):
     def one_more_phase(results):
         results["odaaf_v"].finals["phases"][1] += 1
@@ -91,6 +94,7 @@ def test_the_draws_follow_the_counter_convention():
 # --- bugs outside the policies, which the earlier (policy-only) reference could not see ---------------------
 
 
+@pytest.mark.slow
 def test_a_shape_bug_in_the_builder_fails(tmp_path, monkeypatch):
     """Fig 3a's interval read as lags d_min+1..d_max (one slot later): the feedback moves, so do the decisions."""
     real = builders.make_shape
@@ -101,6 +105,7 @@ def test_a_shape_bug_in_the_builder_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced", res.measured
 
 
+@pytest.mark.slow
 def test_an_environment_delay_bug_fails(tmp_path, monkeypatch):
     """The environment's U{lo..hi} delay drawn from U{lo..hi-1}."""
     real = ce.random_delay
@@ -110,6 +115,7 @@ def test_an_environment_delay_bug_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced", res.measured
 
 
+@pytest.mark.slow
 def test_a_regret_bug_fails(tmp_path, monkeypatch):
     """The pseudo-regret's gaps taken to the second-best mean (clipped at 0): the decisions stay, the curves move."""
     def with_wrong_gaps(*args):

@@ -46,6 +46,9 @@ def test_the_movielens_setting_equals_the_reference(tmp_path):
     assert res.verdict == "reproduced", res.measured
 
 
+# slow: the guard runs the build's loops and the reference end to end (on an empty numba cache, their first
+# compiles); the full suite runs it, the fast loop does not
+@pytest.mark.slow
 def test_runs_that_differ_from_the_reference_fail(tmp_path):
     def one_more_pull(results):  # a Flearn run whose arm 1 got one pull more: any changed count is another run
         results["flearn"].curves["N1_tau0.2"][0, -1] += 1.0
@@ -104,6 +107,7 @@ def test_the_reference_transcribes_the_paper():
 # --- bugs outside the policies, which the earlier (policy-only) reference could not see ---------------------
 
 
+@pytest.mark.slow
 def test_a_reward_law_bug_in_the_builder_fails(tmp_path, monkeypatch):
     """Gaussian rewards with sd 1/K^2 (the variance read as a standard deviation)."""
     monkeypatch.setattr(builders.Instances, "sd", lambda self: 1.0 / self.n_arms ** 2)
@@ -111,6 +115,7 @@ def test_a_reward_law_bug_in_the_builder_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced", res.measured
 
 
+@pytest.mark.slow
 def test_a_tuning_bug_in_the_builder_fails(tmp_path, monkeypatch):
     """Flearn's alpha = (1 - eta) tau_K T (the last arm's tau, not tau_1): Setting 2 Case 2 has unequal tau."""
     real = builders._tuning
@@ -123,6 +128,7 @@ def test_a_tuning_bug_in_the_builder_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced" and "s2_case2/flearn" in res.measured, res.measured
 
 
+@pytest.mark.slow
 def test_a_metric_bug_fails(tmp_path, monkeypatch):
     """The penalized regret's optimal loss L* = T sum_k Delta_k tau_k (min(Delta_k, A_k) left out, eq. 9): the
     counts stay right, the regret curves move."""

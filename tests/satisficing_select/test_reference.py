@@ -46,6 +46,9 @@ def test_the_build_equals_the_reference(tmp_path, experiment):
     assert res.measured.startswith(f"{len(algorithms)}/{len(algorithms)} ")
 
 
+# slow: the guard runs the build's loops and the reference end to end (on an empty numba cache, their first
+# compiles); the full suite runs it, the fast loop does not
+@pytest.mark.slow
 def test_a_run_that_differs_fails(tmp_path):
     def one_more_round(results):
         results["select"].finals["rounds_started"][1] += 1.0
@@ -132,6 +135,7 @@ def python_twin(monkeypatch, where, name, old=None, new=None):
     return twin[name]
 
 
+@pytest.mark.slow
 def test_the_python_twins_of_the_loops_pass(tmp_path, monkeypatch):
     """Control: the unpatched twins give the build's numbers, so the failures below come from the bugs."""
     for name in ("run_select", "run_convex_1d", "run_index_policy"):
@@ -141,6 +145,7 @@ def test_the_python_twins_of_the_loops_pass(tmp_path, monkeypatch):
     assert res.verdict == "reproduced", res.measured
 
 
+@pytest.mark.slow
 def test_an_instance_bug_fails(tmp_path, monkeypatch):
     """The bump's Lipschitz constant in the Euclidean norm, 20 sqrt(ln 3) = 20.96 (digest §3), instead of the
     sup-norm 29.646: the grids of Uniform UCB change."""
@@ -156,6 +161,7 @@ def test_an_instance_bug_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced" and "lipschitz_realizable/uniform_ucb" in res.measured, res.measured
 
 
+@pytest.mark.slow
 def test_a_reward_bug_fails(tmp_path, monkeypatch):
     """The noise of step t read at counter t - 1 (1-based steps read as 0-based counters)."""
     python_twin(monkeypatch, loops, "run_index_policy")
@@ -165,6 +171,7 @@ def test_a_reward_bug_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced" and "finite_realizable/thompson: curve" in res.measured, res.measured
 
 
+@pytest.mark.slow
 def test_a_metric_bug_fails(tmp_path, monkeypatch):
     """The sigma run's satisficing regret not multiplied back by sigma (left in units of the instance r / sigma)."""
     monkeypatch.setattr(builders, "REWARD_UNIT_CURVES", ("regret", "reward"))
@@ -173,6 +180,7 @@ def test_a_metric_bug_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced" and "curve satisficing_regret differs" in res.measured, res.measured
 
 
+@pytest.mark.slow
 def test_a_select_loop_bug_fails(tmp_path, monkeypatch):
     """Mutant select_candidate_last_step: Step 1's reservoir replaces the candidate at every step (u <= 1 instead
     of u s <= 1), so the candidate is the oracle's last arm -- the paper's statements could not tell it from the
@@ -184,6 +192,7 @@ def test_a_select_loop_bug_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced" and "concave_realizable/select" in res.measured, res.measured
 
 
+@pytest.mark.slow
 def test_a_select_schedule_bug_fails(tmp_path, monkeypatch):
     """Mutant select_round_index_off_by_one: round i uses gamma_{i-1} (t_i and T_i one round behind)."""
     python_twin(monkeypatch, select_alg, "round_schedule", "2.0 ** (-i * (1.0 - alpha) / alpha)",
@@ -193,6 +202,7 @@ def test_a_select_schedule_bug_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced" and "ablation/select" in res.measured, res.measured
 
 
+@pytest.mark.slow
 def test_a_convex_algorithm_bug_fails(tmp_path, monkeypatch):
     """Mutant convex_samples_gamma_power: each point sampled 2 sigma^2 ln H / gamma times instead of / gamma^2."""
     python_twin(monkeypatch, loops, "run_convex_1d")

@@ -27,6 +27,9 @@ def _context(tmp_path, experiment, **kwargs):
 
 @pytest.mark.parametrize("experiment", ["mean_reward", "mean_reward_T5000", "mean_reward_K", "robust",
                                         "robust_literal_sigma"])
+# slow: the guard runs the build's loops and the reference end to end (on an empty numba cache, their first
+# compiles); the full suite runs it, the fast loop does not
+@pytest.mark.slow
 def test_every_experiment_equals_the_reference(tmp_path, experiment):
     algorithms = list(SPEC.experiments[experiment].algorithms)
     res = matches_reference(_context(tmp_path, experiment), [experiment], algorithms, replications=10)
@@ -34,6 +37,7 @@ def test_every_experiment_equals_the_reference(tmp_path, experiment):
     assert res.measured.startswith(f"{len(algorithms)}/{len(algorithms)} ") and "first 2 replication(s)" in res.measured
 
 
+@pytest.mark.slow
 def test_every_curve_of_the_build_is_compared(tmp_path):
     """The reference returns every curve the build stores (regret_x of the robust runs included) and the pulls."""
     exp = SPEC.experiments["robust"]
@@ -67,6 +71,7 @@ def test_an_algorithm_the_reference_does_not_know_is_an_error():
 # --- bugs the guard must catch ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_variant_table_bug_fails_the_claim(tmp_path, monkeypatch):
     """(M, delta)-satisficing UCL with Phi^-1(1 - delta/2) (the planted satisficing_delta_divisor_two) moves
     no verdict of the paper's; the reference tells it apart."""
@@ -78,6 +83,7 @@ def test_a_variant_table_bug_fails_the_claim(tmp_path, monkeypatch):
     assert res.measured.startswith("1/2 ") and "mean_reward/A4_P4" in res.measured
 
 
+@pytest.mark.slow
 def test_a_wrong_arm_mean_in_the_builder_fails(tmp_path, monkeypatch):
     """The builder's arms with m_3 = 3.5 instead of 3 (the policy and the regret still see the paper's
     instance): the rewards move, so do the choices."""
@@ -93,6 +99,7 @@ def test_a_wrong_arm_mean_in_the_builder_fails(tmp_path, monkeypatch):
     assert res.verdict == "not_reproduced" and "mean_reward/A1_P1" in res.measured, res.measured
 
 
+@pytest.mark.slow
 def test_a_regret_unit_bug_fails(tmp_path, monkeypatch):
     """Robust regret in x-units instead of happiness-probability units (eq. 19): the choices stay right, the
     regret curve moves."""

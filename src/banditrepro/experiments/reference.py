@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from .. import numba_cache
 from ..simulation_output import SimulationOutput
 
 if TYPE_CHECKING:  # annotations only
@@ -154,11 +155,18 @@ def rerun(ctx, reference: ReferenceImplementation, experiment: str, algorithm: s
     """(the build's replications [0, n), the reference's) of ``algorithm`` in ``experiment``, n = ``replications``
     or as many as the build's shards hold; the reference runs on the keys the build used (the seed its shards'
     provenance records)."""
-    from .runner import keys_for
+    from .runner import concatenate_outputs, keys_for
 
     exp, build, n = _build_head(ctx, experiment, algorithm, replications)
     noise, policy = keys_for(exp, algorithm, ctx.shard_seed(experiment), 0, n)
-    return build, reference.run(exp, algorithm, noise, policy, np.asarray(exp.checkpoints, dtype=np.int64))
+    checkpoints = np.asarray(exp.checkpoints, dtype=np.int64)
+    # the first replication compiles the reference's loops on an empty cache: one claims job at a time, as the
+    # simulation jobs do (runner); every replication has its own keys, so the split changes no number
+    with numba_cache.compiling(f"{exp.paper}-reference"):
+        parts = [reference.run(exp, algorithm, noise[:1], policy[:1], checkpoints)]
+    if n > 1:
+        parts.append(reference.run(exp, algorithm, noise[1:], policy[1:], checkpoints))
+    return build, concatenate_outputs(parts)
 
 
 def _compare_pairs(ctx, experiments, algorithms, rerun_pair, tolerances) -> tuple[int, int, int, list[str]]:

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from .. import provenance
+from .. import numba_cache, provenance
 from ..engine import SimulationOutput
 from ..registry import SIMULATION_BUILDERS, lookup
 from ..seeding import replication_keys
@@ -60,7 +60,11 @@ def run_experiment_block(exp: ExperimentSpec, seed: int, start: int, stop: int, 
         while done < n:
             size = min(block, n - done)
             b0 = time.perf_counter()
-            parts.append(sim.run(noise[done:done + size], policy[done:done + size], exp.checkpoints))
+            if done == 0:  # the call that compiles the builder's loops on an empty cache: one job at a time
+                with numba_cache.compiling(f"{exp.paper}-{exp.builder}"):
+                    parts.append(sim.run(noise[:size], policy[:size], exp.checkpoints))
+            else:
+                parts.append(sim.run(noise[done:done + size], policy[done:done + size], exp.checkpoints))
             per_rep = max((time.perf_counter() - b0) / size, 1e-6)
             done += size
             progress.advance(algorithm, size, per_rep)
