@@ -98,6 +98,10 @@ def test_every_declared_mutant_applies_and_reruns_something(paper):
     for m, reach in checked:
         assert m.description and "\n" not in m.description
         assert reach.where in (POLICY, SHARED) and (reach.where == SHARED) == (not reach.policies)
+    for where in (POLICY, SHARED):  # issue 39: bugs where every run shares the code, not only in policies
+        ids = [m.id for m, reach in checked if reach.where == where]
+        assert len(ids) >= 4, (f"{paper} declares {len(ids)} {where} mutants ({', '.join(ids)}); every paper "
+                               f"declares at least 4 in policy and 4 in shared code (docs/mutants.md)")
 
 
 def test_mutant_ids_are_unique_across_papers():
