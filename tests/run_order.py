@@ -37,7 +37,8 @@ HEAVY_FILES = (
 # the compile lock instead (101 s of a 465-s fast loop from an empty cache, commit e3e313f).
 KERNEL_SHARERS = {
     "censored_simulate": ("tests/censored_resources/test_statistical.py", "tests/test_runner.py",
-                          "tests/censored_resources/test_reference_claim.py"),
+                          "tests/censored_resources/test_reference_claim.py",
+                          "tests/censored_resources/test_kernel_bench.py"),
 }
 
 

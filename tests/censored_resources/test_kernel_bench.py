@@ -13,6 +13,8 @@ from banditrepro.experiments.censored_resources import bench
 LAST_LINE = re.compile(r"^censored synthetic kernels: \d+ CPU-s for (\d+) experiments x (\d+) algorithms x (\d+) repetitions$")
 
 
+# slow: times the paper's simulation loop, about 60 CPU-s to compile on an empty numba cache
+@pytest.mark.slow
 def test_rows_scale_the_timed_replications(repo_root):
     rows = bench.kernel_costs(repo_root, "smoke", reps=2, experiments=["f1m1_indep"], algorithms=["rcucb", "ts"])
     assert [(r["experiment"], r["algorithm"]) for r in rows] == [("f1m1_indep", "rcucb"), ("f1m1_indep", "ts")]

@@ -58,6 +58,7 @@ def test_runs_that_differ_from_the_reference_fail(tmp_path):
     assert res.measured.startswith("1/2 ") and "s1_K5/flearn: curve N1_tau0.2 differs" in res.measured
 
 
+@pytest.mark.slow
 def test_the_reference_uses_the_seed_the_shards_record(tmp_path):
     res = matches_reference(_context(tmp_path, "s1_K5", seed=SEED + 1, recorded_seed=SEED), ["s1_K5"], ["lfg"])
     assert res.verdict == "not_reproduced"
