@@ -41,6 +41,7 @@ def test_table_sums_rows_and_columns():
         "| x | 1.00 | 2.00 | 3.00 |", "| y | 4.00 | 8.00 | 12.00 |", "| all | 5.00 | 10.00 | 15.00 |"]
 
 
+@pytest.mark.slow
 def test_main_ends_with_the_documented_line(repo_root, capsys, tmp_path):
     out_json = tmp_path / "rows.json"
     bench.main(["--scale", "smoke", "--reps", "1", "--experiments", "f3", "s51_indep", "--algorithms", "ucb",

@@ -120,6 +120,9 @@ def test_beta_ts_needs_bernoulli_rewards():
         SelectSimulation("beta_thompson", finite_gaussian(FIG2_MEANS), 0.93).run(nk, pk, [10])
 
 
+# slow: the paper's loops with Bernoulli arms are another compile of every loop (about 20 CPU-s on an empty numba
+# cache); the full suite runs them, the fast loop keeps the Bernoulli kernels' unit tests above
+@pytest.mark.slow
 def test_realised_rewards_are_counts_of_ones():
     env = finite_bernoulli(FIG2_MEANS)
     nk, pk = keys(20, "counts")
@@ -129,6 +132,7 @@ def test_realised_rewards_are_counts_of_ones():
         assert np.all(reward == np.round(reward)) and np.all(reward <= [100, 500, 1000])
 
 
+@pytest.mark.slow
 def test_common_random_numbers_across_algorithms():
     # the uniform u_t of step t is shared: on arms of equal mean every policy's reward at step t is
     # 1{u_t <= p}, whichever arm it pulls; arms of mean 1 always pay 1
@@ -148,6 +152,7 @@ def test_common_random_numbers_across_algorithms():
 
 # ---------------------------------------------------------------- statistical
 
+@pytest.mark.slow
 def test_beta_ts_concentrates_on_the_best_arm():
     # two arms 0.2 / 0.8: Beta-TS regret is logarithmic, so by T = 2000 the best arm takes almost every
     # pull (regret 0.6 per pull of the worse arm; Lai-Robbins: ~ ln T / KL(0.2, 0.8) ~ 9 pulls)
@@ -162,6 +167,7 @@ def test_beta_ts_concentrates_on_the_best_arm():
     assert (m[3] - m[2]) / 0.6 < 0.01 * 1000
 
 
+@pytest.mark.slow
 def test_select_with_beta_ts_oracle_passes_its_test_on_an_easy_instance():
     # gap r* - S = 0.6: the printed radius sqrt(4 ln n / n) <= 0.6 from n = 42, so the round-3
     # block (64 pulls) can pass, and SELECT then stays on its satisficing candidate (constant regret)
