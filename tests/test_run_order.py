@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from run_order import HEAVY_FILES, KERNEL_SHARERS, run_order
+from run_order import HEAVY_FILES, KERNEL_SHARERS, LONG_FAST_FILES, run_order
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,6 +63,21 @@ def test_the_kernel_sharers_exist_and_ask_for_their_kernel():
             folder_conftest = path.parent / "conftest.py"
             here = path.read_text() + (folder_conftest.read_text() if folder_conftest.exists() else "")
             assert kernel in here, f"{name} does not ask for {kernel} (itself or in its folder's conftest.py)"
+
+
+def test_the_long_fast_files_go_out_after_the_compiling_files_and_before_the_other_files():
+    (first, *_), = [files for files in KERNEL_SHARERS.values()][:1]
+    collected = [Item("tests/test_a.py::test_fast"), Item(f"{LONG_FAST_FILES[1]}::test_x"),
+                 Item("tests/test_b.py::test_slow", {"slow"}), Item(f"{LONG_FAST_FILES[0]}::test_y"),
+                 Item(f"{first}::test_z"), Item(f"{HEAVY_FILES[0]}::test_one", {"slow"})]
+    assert files_in_order(run_order(collected)) == [HEAVY_FILES[0], first, LONG_FAST_FILES[0], LONG_FAST_FILES[1],
+                                                    "tests/test_b.py", "tests/test_a.py"]
+
+
+def test_the_long_fast_files_exist():
+    for name in LONG_FAST_FILES:
+        assert (REPO_ROOT / name).is_file(), f"tests/run_order.py names {name}, which does not exist"
+    assert len(set(LONG_FAST_FILES)) == len(LONG_FAST_FILES)
 
 
 def test_the_heavy_files_exist_and_hold_slow_tests():
