@@ -1,5 +1,6 @@
 """The package's numba cache directory follows its sources (banditrepro.numba_cache)."""
 
+import os
 import shutil
 from pathlib import Path
 
@@ -69,3 +70,52 @@ def test_compiling_goes_on_without_a_lock_where_it_cannot_make_one(tmp_path, mon
     with numba_cache.compiling("paper-builder"):
         ran.append(True)
     assert ran == [True]
+
+
+def _run_kernel(package_parent: Path, cache: Path) -> dict:
+    """Call a cached kernel of the package copy under ``package_parent`` in a fresh process; its cache stats."""
+    import json
+    import subprocess
+    import sys
+
+    code = "\n".join([
+        "import json, numpy as np, banditrepro.algorithms.odaaf as m",
+        f"assert m.__file__.startswith({str(package_parent)!r})",
+        "m.eliminate(np.ones(3), np.ones(3), np.ones(3, dtype=np.bool_), 0.5)",
+        "s = m.eliminate.stats",
+        "print(json.dumps({'hits': sum(s.cache_hits.values()), 'misses': sum(s.cache_misses.values()),"
+        " 'path': m.eliminate._cache._cache_path}))",
+    ])
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", numba_cache.LOCATORS_VARIABLE)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**env, "PYTHONPATH": str(package_parent), "NUMBA_CACHE_DIR": str(cache)})
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_two_trees_with_the_same_sources_share_compiled_kernels_and_an_edit_does_not(tmp_path):
+    """A kernel compiled from one copy of the package is loaded, not compiled, by a copy at another path with the
+    same sources (the package-relative locator); a copy with any other source compiles its own."""
+    package = Path(numba_cache.__file__).parent
+    trees = {}
+    for name in ("first", "second", "edited"):
+        trees[name] = tmp_path / name
+        shutil.copytree(package, trees[name] / "banditrepro", ignore=shutil.ignore_patterns("__pycache__"))
+    other = trees["edited"] / "banditrepro" / "algorithms" / "ucb.py"  # not the kernel called: another file
+    other.write_text(other.read_text() + "\n# edited\n")
+    cache = tmp_path / "cache"
+    first = _run_kernel(trees["first"], cache)
+    second = _run_kernel(trees["second"], cache)
+    edited = _run_kernel(trees["edited"], cache)
+    assert (first["hits"], first["misses"]) == (0, 1)
+    assert (second["hits"], second["misses"]) == (1, 0)
+    assert second["path"] == first["path"] and first["path"].endswith(os.path.join("package", "algorithms"))
+    assert (edited["hits"], edited["misses"]) == (0, 1) and edited["path"] != first["path"]
+
+
+def test_files_outside_the_package_keep_numba_s_own_locator():
+    assert numba_cache.package_relative_folder("banditrepro.algorithms.odaaf", "/x/banditrepro/algorithms/odaaf.py") \
+        == "algorithms"
+    assert numba_cache.package_relative_folder("banditrepro.experiments.select.loops",
+                                                "/x/banditrepro/experiments/select/loops.py") == "experiments/select"
+    assert numba_cache.package_relative_folder("generated_runner", "/cache/generated_runner.py") is None
+    assert numba_cache.package_relative_folder("banditrepro.algorithms.odaaf", "/x/elsewhere/odaaf_copy.py") is None

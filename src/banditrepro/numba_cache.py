@@ -11,6 +11,13 @@ jobs are unaffected except that they may reuse a cache written by identical sour
 ``<base>`` is ``$NUMBA_CACHE_DIR`` when set (CI and the tests point it at ``.numba_cache/``), else
 ``$XDG_CACHE_HOME/banditrepro/numba`` (``~/.cache/banditrepro/numba``). Old directories are never
 read again and can be deleted at any time.
+
+Inside that directory a kernel's entries sit under its file's path relative to the package
+(:class:`banditrepro.numba_locator.PackageLocator`), not under a hash of the file's absolute path as numba's own locator puts
+them: two trees with the same sources -- a second clone, the scratch copy a mutant or a test builds in
+and a rebuild of the same patch beside it -- share their compiled code instead of compiling it again
+per folder. That is safe because the directory already stands for every byte of the package, and
+numba still checks each file's own content hash (``get_source_stamp``).
 """
 
 from __future__ import annotations
@@ -47,6 +54,25 @@ def cache_dir(environ=os.environ, sources: str | None = None) -> Path:
     return base_dir(environ) / f"{_PREFIX}{(sources or source_hash())[:16]}"
 
 
+LOCATORS_VARIABLE = "NUMBA_CACHE_LOCATOR_CLASSES"
+# the package's own locator first, then numba's defaults (in numba's order) for every other file
+LOCATORS = ",".join([f"{__package__}.numba_locator.PackageLocator", "UserProvidedCacheLocator", "InTreeCacheLocator",
+                     "UserWideCacheLocator", "IPythonCacheLocator", "ZipCacheLocator"])
+
+
+def package_relative_folder(module: str, py_file: str) -> str | None:
+    """The folder of ``py_file`` relative to the package root (``algorithms``, ``experiments/select``, ``.``),
+    when ``module`` is a module of this package and ``py_file`` is where that module's name says it is."""
+    parts = module.split(".")
+    if parts[0] != __name__.split(".")[0] or len(parts) < 2:
+        return None
+    path = Path(py_file)
+    expected = Path(*parts[1:]).with_suffix(".py") if path.name != "__init__.py" else Path(*parts[1:], "__init__.py")
+    if path.parts[-len(expected.parts):] != expected.parts:
+        return None
+    return expected.parent.as_posix()
+
+
 def configure() -> Path:
     """Point numba's cache at :func:`cache_dir`; called by the package's ``__init__`` before any kernel
     is compiled. numba reads NUMBA_CACHE_DIR when it is imported, so the variable is set for a numba
@@ -54,9 +80,13 @@ def configure() -> Path:
     for one already imported."""
     path = cache_dir()
     os.environ["NUMBA_CACHE_DIR"] = str(path)
+    # numba >= 0.62 reads the locators from this variable; older numba ignores it and keys by absolute path
+    locators = os.environ.setdefault(LOCATORS_VARIABLE, LOCATORS)
     numba = sys.modules.get("numba")
     if numba is not None:
         numba.config.CACHE_DIR = str(path)
+        if hasattr(numba.config, "CACHE_LOCATOR_CLASSES"):
+            numba.config.CACHE_LOCATOR_CLASSES = locators
     return path
 
 

@@ -174,8 +174,9 @@ def _compatible(header: dict, environ: dict) -> str | None:
     if os.path.realpath(header["executable"]) != os.path.realpath(sys.executable) or header["prefix"] != sys.prefix:
         return f"another Python ({header['executable']})"
     job = header["environ"]
-    # numba's cache: the same base folder (the package puts each state of its sources in its own directory)
-    ignored = {SOCKET_VARIABLE, INSIDE_VARIABLE, "NUMBA_CACHE_DIR"}
+    # numba's cache: the same base folder (the package puts each state of its sources in its own directory);
+    # where in it a kernel's entries sit (numba_cache.LOCATORS) decides no number
+    ignored = {SOCKET_VARIABLE, INSIDE_VARIABLE, "NUMBA_CACHE_DIR", numba_cache.LOCATORS_VARIABLE}
     names = {k for k in (*job, *environ) if k.startswith(ENVIRONMENT_PREFIXES)} - ignored
     differ = sorted(k for k in names if job.get(k) != environ.get(k))
     if numba_cache.base_dir(job) != numba_cache.base_dir(environ):
