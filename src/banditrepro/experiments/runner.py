@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 
@@ -60,10 +61,8 @@ def run_experiment_block(exp: ExperimentSpec, seed: int, start: int, stop: int, 
         while done < n:
             size = min(block, n - done)
             b0 = time.perf_counter()
-            if done == 0:  # the call that compiles the builder's loops on an empty cache: one job at a time
-                with numba_cache.compiling(f"{exp.paper}-{exp.builder}"):
-                    parts.append(sim.run(noise[:size], policy[:size], exp.checkpoints))
-            else:
+            # the first call compiles the builder's loops on an empty cache: one job at a time
+            with numba_cache.compiling(f"{exp.paper}-{exp.builder}") if done == 0 else contextlib.nullcontext():
                 parts.append(sim.run(noise[done:done + size], policy[done:done + size], exp.checkpoints))
             per_rep = max((time.perf_counter() - b0) / size, 1e-6)
             done += size
