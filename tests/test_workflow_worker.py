@@ -180,3 +180,49 @@ def test_the_hand_off_speaks_the_workers_protocol(monkeypatch):
     for name in ("PROTOCOL", "SOCKET_VARIABLE", "INSIDE_VARIABLE"):
         assert getattr(handoff, name) == getattr(workflow_worker, name), name
     assert workflow_worker.HANDOFF_MODULE == "worker_handoff"
+
+
+MUTANT_TOY = textwrap.dedent("""
+    import worker_handoff
+    import json, os, sys
+    import banditrepro, banditrepro.rng
+    with open(snakemake.output.out, "w") as out:
+        json.dump({"pid": os.getpid(), "worker": os.environ.get("BANDITREPRO_WORKER_JOB"),
+                   "package": banditrepro.__file__, "mark": getattr(banditrepro.rng, "MUTANT_MARK", None),
+                   "cwd": os.getcwd()}, out)
+    sys.exit(snakemake.params.exit)
+""")
+
+
+@pytest.mark.slow
+def test_a_mutant_job_runs_in_the_worker_under_its_scratch_copy(worker, tmp_path):
+    """`python -m banditrepro.mutation job <tree> <job>` hands its job to the worker, whose fork forgets the
+    package it imported and runs the job under the tree's copy (a patched module is the patched one); without a
+    worker the same job runs in its own process, with the same result."""
+    proc, env, toy, package, sock = worker
+    tree = tmp_path / "tree"
+    shutil.copytree(REPO_ROOT / "src" / "banditrepro", tree / "src" / "banditrepro",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SCRIPTS, tree / "workflow" / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "workflow" / "scripts" / "mutant_toy.py").write_text(MUTANT_TOY)
+    patched = tree / "src" / "banditrepro" / "rng.py"
+    patched.write_text(patched.read_text() + "\nMUTANT_MARK = 1\n")
+
+    def run(name, environ, exit=0):
+        job = {"script": "mutant_toy.py", "wildcards": {"mutant": name}, "params": {"exit": exit},
+               "output": {"out": str(tmp_path / f"{name}.json")}, "input": {}, "log": []}
+        # the copy and its src/ relative to the job's directory, as the mutant rules write them
+        done = subprocess.run([sys.executable, "-m", "banditrepro.mutation", "job", "tree", json.dumps(job)],
+                              cwd=tmp_path, env={**environ, "PYTHONPATH": "tree/src"}, capture_output=True,
+                              text=True, timeout=120)
+        assert (tmp_path / f"{name}.json").exists(), done.stderr[-4000:]
+        return done, json.loads((tmp_path / f"{name}.json").read_text())
+
+    done, seen = run("m1", env, exit=4)
+    assert done.returncode == 4, done.stderr
+    assert seen["worker"] == "1" and seen["pid"] != proc.pid, "the mutant job did not run in the worker"
+    assert seen["package"] == str(tree / "src" / "banditrepro" / "__init__.py") and seen["mark"] == 1
+    assert '{"mutant": "m1"}' in (tmp_path / "worker.log").read_text()
+    alone = {k: v for k, v in env.items() if k != workflow_worker.SOCKET_VARIABLE}
+    done, seen = run("m2", alone)
+    assert done.returncode == 0 and seen["worker"] is None and seen["mark"] == 1

@@ -26,10 +26,16 @@ What the worker guarantees:
   (Linux), and its job fails with a message instead of running twice.
 * No worker, no change: on a cluster (non-local executor), under ``--no-hooks``, with
   ``BANDITREPRO_WORKER=off``, or while the worker is still starting, the jobs run in their own processes.
+* A mutant's job (``python -m banditrepro.mutation job <copy> <job>``, a ``shell:`` rule with the scratch
+  copy's src/ first on ``PYTHONPATH``) is handed over too: its fork drops every module of the package and
+  of the workflow's scripts before it runs the job, so the job imports the copy's package, as in a process
+  of its own (``banditrepro.mutation.run_job`` still stops if it imported another); numpy, numba, pandas
+  and the rest stay imported, which is what a mutant job used to spend most of its time on.
 
 Protocol (one connection per job): the client sends, with file descriptors 0, 1, 2 attached, a frame
 (4-byte big-endian length, then bytes) with a JSON header (protocol, script, argv, cwd, environ, path,
-executable, prefix) and a frame with the pickled ``snakemake`` object. The worker answers one JSON line
+executable, prefix; for a mutant's job also ``mutant: {tree}``) and a frame with the pickled ``snakemake``
+object (a mutant's job: its description as JSON). The worker answers one JSON line
 ``{"accepted": bool, "say": str}`` and, for an accepted job, a second ``{"exit": status}`` when it ended.
 """
 
@@ -58,6 +64,7 @@ SOCKET_VARIABLE = "BANDITREPRO_WORKER_SOCKET"  # as workflow/scripts/worker_hand
 INSIDE_VARIABLE = "BANDITREPRO_WORKER_JOB"
 OPT_OUT = "BANDITREPRO_WORKER"  # "off": no worker
 HANDOFF_MODULE = "worker_handoff"
+PACKAGE = "banditrepro"  # (not __name__: the worker runs as __main__)
 LOG_NAME = "logs/worker.log"
 # variables that change what a process imports or how it computes: a job runs in the worker only where
 # they are the worker's own (Snakemake sets the thread counts per job to its `threads`)
@@ -177,6 +184,10 @@ def _compatible(header: dict, environ: dict) -> str | None:
     # numba's cache: the same base folder (the package puts each state of its sources in its own directory);
     # where in it a kernel's entries sit (numba_cache.LOCATORS) decides no number
     ignored = {SOCKET_VARIABLE, INSIDE_VARIABLE, "NUMBA_CACHE_DIR", numba_cache.LOCATORS_VARIABLE}
+    mutant = header.get("mutant")
+    if mutant and job.get("PYTHONPATH") and (os.path.realpath(os.path.join(header["cwd"], job["PYTHONPATH"]))
+                                             == os.path.realpath(Path(mutant["tree"]) / "src")):
+        ignored.add("PYTHONPATH")  # the mutant rules' copy first on the path (as the rule writes it, relative)
     names = {k for k in (*job, *environ) if k.startswith(ENVIRONMENT_PREFIXES)} - ignored
     differ = sorted(k for k in names if job.get(k) != environ.get(k))
     if numba_cache.base_dir(job) != numba_cache.base_dir(environ):
@@ -223,8 +234,25 @@ def _send(conn: socket.socket, message: dict) -> None:
         conn.sendall((json.dumps(message) + "\n").encode())
 
 
-def _run_job(header: dict, job: bytes, fds: list[int]) -> int:
-    """In the fork: become the job's process (streams, directory, environment, path) and run its script."""
+def _forget_the_package(repo: Path) -> None:
+    """In a mutant job's fork: drop the modules of this package (and its generated step runners) and of the
+    workflow's scripts that the worker imported, so that the job imports the scratch copy's instead."""
+    import importlib
+
+    importlib.invalidate_caches()  # the copy may have been written after the worker read its folders
+    workflow = (repo / "workflow").resolve()
+    package = PACKAGE
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if (name == package or name.startswith((f"{package}.", f"{package}_"))
+                or (file and Path(file).resolve().is_relative_to(workflow))):
+            del sys.modules[name]
+
+
+def _run_job(header: dict, job: bytes, fds: list[int], repo: Path) -> int:
+    """In the fork: become the job's process (streams, directory, environment, path) and run its script: a
+    Snakemake job's script, or a mutant's job under its scratch copy (banditrepro.mutation.run_job)."""
+    import importlib
     import runpy
 
     for target, fd in enumerate(fds):
@@ -237,9 +265,14 @@ def _run_job(header: dict, job: bytes, fds: list[int]) -> int:
     os.environ[INSIDE_VARIABLE] = "1"
     sys.path[:] = header["path"]
     sys.argv[:] = header["argv"]
-    snakemake_job = pickle.loads(job)
     try:
-        runpy.run_path(header["script"], init_globals={"snakemake": snakemake_job}, run_name="__main__")
+        if header.get("mutant"):
+            _forget_the_package(repo)
+            # the copy's package (its src/ is first on the path); run_job stops if it is not
+            importlib.import_module(f"{PACKAGE}.mutation").run_job(header["mutant"]["tree"], json.loads(job))
+        else:
+            snakemake_job = pickle.loads(job)
+            runpy.run_path(header["script"], init_globals={"snakemake": snakemake_job}, run_name="__main__")
     except SystemExit as done:
         code = done.code
         if code is None:
@@ -403,7 +436,7 @@ class Server:
                     other.close()
                     os.close(other_pidfd)
                 conn.close()
-                code = _run_job(header, job, fds)
+                code = _run_job(header, job, fds, self.repo)
             finally:
                 try:
                     sys.stdout.flush()
@@ -421,7 +454,7 @@ class Server:
         self.jobs[pid] = (conn, pidfd, None)
         self.selector.register(pidfd, selectors.EVENT_READ, ("exit", pid))
         self.selector.register(conn, selectors.EVENT_READ, ("client", pid))
-        self.log(f"job {pid}: {header['script']} {json.dumps(_wildcards(job))}")
+        self.log(f"job {pid}: {header['script']} {json.dumps(_wildcards(header, job))}")
         return pid
 
     def _reap(self, pid: int) -> None:
@@ -463,8 +496,10 @@ class Server:
                     os.killpg(pid, signal.SIGKILL)
 
 
-def _wildcards(job: bytes) -> dict:
+def _wildcards(header: dict, job: bytes) -> dict:
     try:
+        if header.get("mutant"):
+            return dict(json.loads(job)["wildcards"])
         return dict(pickle.loads(job).wildcards.items())
     except Exception:  # noqa: BLE001 - only for the worker's log line
         return {}

@@ -40,15 +40,11 @@ def _reply(conn: socket.socket) -> dict | None:
     return json.loads(data)
 
 
-def hand_off() -> int | None:
-    """The exit status of the job as the worker ran it, or None where no worker took it (run it here)."""
+def _send(script: str, payload: bytes, **extra) -> int | None:
+    """Send one job (the protocol's header for ``script`` plus ``extra``, then ``payload``) to the worker:
+    the exit status of the job as the worker ran it, or None where no worker took it (run it here)."""
     path = os.environ.get(SOCKET_VARIABLE)
-    main = sys.modules.get("__main__")
-    job = getattr(main, "snakemake", None)
-    if not path or os.environ.get(INSIDE_VARIABLE) or job is None:
-        return None
-    # only Snakemake's own job object (a mutant job runs the script under a scratch copy with its own object)
-    if not type(job).__module__.startswith("snakemake."):
+    if not path or os.environ.get(INSIDE_VARIABLE):
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -57,13 +53,11 @@ def hand_off() -> int | None:
         conn.close()
         return None
     with conn:
-        header = {"protocol": PROTOCOL, "script": os.path.realpath(main.__file__), "argv": list(sys.argv),
-                  "cwd": os.getcwd(),
+        header = {"protocol": PROTOCOL, "script": script, "argv": list(sys.argv), "cwd": os.getcwd(),
                   "environ": dict(os.environ), "path": list(sys.path), "executable": sys.executable,
-                  "prefix": sys.prefix}
-        payload = _frame(json.dumps(header).encode()) + _frame(pickle.dumps(job, protocol=4))
+                  "prefix": sys.prefix, **extra}
         try:
-            socket.send_fds(conn, [payload], [0, 1, 2])
+            socket.send_fds(conn, [_frame(json.dumps(header).encode()) + _frame(payload)], [0, 1, 2])
             accepted = _reply(conn)
         except OSError:
             return None
@@ -80,6 +74,23 @@ def hand_off() -> int | None:
         sys.stderr.write("banditrepro worker: the worker stopped before the job ended (see logs/worker.log)\n")
         return 1
     return int(done["exit"])
+
+
+def hand_off() -> int | None:
+    """The exit status of the job of the script being run as the worker ran it, or None (run it here)."""
+    main = sys.modules.get("__main__")
+    job = getattr(main, "snakemake", None)
+    # only Snakemake's own job object (a mutant job is sent by hand_off_mutant_job)
+    if job is None or not type(job).__module__.startswith("snakemake."):
+        return None
+    return _send(os.path.realpath(main.__file__), pickle.dumps(job, protocol=4))
+
+
+def hand_off_mutant_job(tree: str, script: str, job: dict) -> int | None:
+    """The same for a mutant's job (``python -m banditrepro.mutation job``, banditrepro.mutation.run_job): the
+    worker runs it in a fork that forgets the package it imported and imports the scratch copy in ``tree``
+    (this process's path puts the copy's src/ first); ``job`` is the job's description, sent as JSON."""
+    return _send(script, json.dumps(job).encode(), mutant={"tree": tree})
 
 
 _status = hand_off()
