@@ -13,11 +13,11 @@ jobs are unaffected except that they may reuse a cache written by identical sour
 read again and can be deleted at any time.
 
 Inside that directory a kernel's entries sit under its file's path relative to the package
-(:class:`banditrepro.numba_locator.PackageLocator`), not under a hash of the file's absolute path as numba's own locator puts
-them: two trees with the same sources -- a second clone, the scratch copy a mutant or a test builds in
-and a rebuild of the same patch beside it -- share their compiled code instead of compiling it again
-per folder. That is safe because the directory already stands for every byte of the package, and
-numba still checks each file's own content hash (``get_source_stamp``).
+(:class:`banditrepro.numba_locator.PackageLocator`), not under a hash of the file's absolute path
+as numba's own locator puts them: two trees with the same sources -- a second clone, the scratch
+copy a mutant or a test builds in and a rebuild of the same patch beside it -- share their compiled
+code instead of compiling it again per folder. That is safe because the directory already stands
+for every byte of the package, and numba still checks each file's own content hash.
 """
 
 from __future__ import annotations

@@ -241,10 +241,9 @@ def _forget_the_package(repo: Path) -> None:
 
     importlib.invalidate_caches()  # the copy may have been written after the worker read its folders
     workflow = (repo / "workflow").resolve()
-    package = PACKAGE
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
-        if (name == package or name.startswith((f"{package}.", f"{package}_"))
+        if (name == PACKAGE or name.startswith((f"{PACKAGE}.", f"{PACKAGE}_"))
                 or (file and Path(file).resolve().is_relative_to(workflow))):
             del sys.modules[name]
 
