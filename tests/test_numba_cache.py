@@ -5,6 +5,7 @@ import shutil
 from pathlib import Path
 
 import numba
+import pytest
 
 import banditrepro
 from banditrepro import numba_cache
@@ -92,6 +93,7 @@ def _run_kernel(package_parent: Path, cache: Path) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # three fresh interpreters, each importing numba (about 7 CPU-s)
 def test_two_trees_with_the_same_sources_share_compiled_kernels_and_an_edit_does_not(tmp_path):
     """A kernel compiled from one copy of the package is loaded, not compiled, by a copy at another path with the
     same sources (the package-relative locator); a copy with any other source compiles its own."""
