@@ -66,3 +66,16 @@ def test_import_check_sees_a_module_and_its_children():
     assert imported({"scipy.stats._stats_py"}, "scipy.stats")
     assert imported({"matplotlib"}, "matplotlib")
     assert not imported({"scipy.special", "matplotlibx"}, "scipy.stats") and not imported({"matplotlibx"}, "matplotlib")
+
+
+@pytest.mark.slow
+def test_a_second_plan_imports_no_paper_package_but_a_rule_files(repo):
+    """The specs of a plan whose configs did not change come from the planning cache (load_paper_cached): only a
+    paper whose rule file imports its package's helpers (workflow/rules/papers/) imports it again."""
+    planning_modules(repo, "--config", "scale=smoke")  # writes the cache entries (or finds them)
+    modules = planning_modules(repo, "--config", "scale=smoke")
+    with_rule_files = {p.stem for p in (repo / "workflow" / "rules" / "papers").glob("*.smk")}
+    papers = {p.stem for p in (repo / "config" / "papers").glob("*.yaml")}
+    imported_papers = {p for p in papers if imported(modules, f"banditrepro.experiments.{p}")}
+    assert papers - with_rule_files, "no paper to check"
+    assert imported_papers <= with_rule_files, f"planned from a warm cache, it imported {sorted(imported_papers)}"

@@ -282,7 +282,7 @@ def mutant_figures(spec) -> list[str]:
 
 def figures_experiments(spec, figures: Iterable[str]) -> list[str]:
     """The experiments the claims of ``figures`` read, in order (report.claims.claim_dependencies)."""
-    from .report.claims import claim_dependencies
+    from .report.claim_inputs import claim_dependencies
 
     out: list[str] = []
     for fig in figures:

@@ -7,9 +7,9 @@ from typing import NamedTuple
 from snakemake.exceptions import WorkflowError
 
 from banditrepro import layout
-from banditrepro.experiments.spec import ConfigError, load_paper, select_papers
+from banditrepro.experiments.spec import ConfigError, load_paper_cached, select_papers
 from banditrepro.layout import shard_name
-from banditrepro.report.claims import claim_dependencies, claim_figures, claims_of_figure, table_dependencies
+from banditrepro.report.claim_inputs import claim_dependencies, claim_figures, claims_of_figure, table_dependencies
 from banditrepro.report.deviations import DEVIATIONS_FILE, FIRST_FORMS_FILE
 from banditrepro.report.findings import FindingsError, check_findings
 from banditrepro.sources import paper_modules, sources_record
@@ -81,7 +81,7 @@ def paper_rule_files():
 
 @cache
 def paper_spec(paper):
-    return load_paper(paper, config["scale"], REPO_ROOT)
+    return load_paper_cached(paper, config["scale"], REPO_ROOT)
 
 
 # What the claims of a figure read and evaluate, asked by many jobs' input functions and params (report.claims

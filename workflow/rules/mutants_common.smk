@@ -10,7 +10,7 @@ from banditrepro.mutation import (
     mutated_experiments,
     paper_code,
 )
-from banditrepro.report.claims import claim_figures
+from banditrepro.report.claim_inputs import claim_figures
 
 
 @cache

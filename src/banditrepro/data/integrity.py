@@ -20,10 +20,12 @@ import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .manifest import FileSpec
+
+if TYPE_CHECKING:  # planning imports this module (the datasets' states): pandas only where a table is read
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 

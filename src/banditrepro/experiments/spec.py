@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import copy
 import csv
+import hashlib
 import importlib
 import importlib.resources
 import importlib.util
 import math
+import os
+import pickle
+import sys
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -98,6 +102,9 @@ class PaperSpec:
     tables: dict[str, dict]
     resolutions: list[dict]
     config: dict = field(repr=False)
+    # the parameter names of each claim check the paper's claims and premises call (registry.CLAIM_CHECKS), taken
+    # when the paper is loaded: planning reads them (report.sequential) from a cached spec without the checks
+    check_parameters: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     def figure_experiments(self, figure: str) -> list[str]:
         seen: list[str] = []
@@ -234,6 +241,73 @@ def load_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") ->
                      tables=resolved.get("tables", {}), resolutions=resolved.get("resolutions", []),
                      config=resolved)
     _check_references(spec, path)
+    spec.check_parameters = _check_parameters(spec)
+    return spec
+
+
+def _check_parameters(spec: PaperSpec) -> dict[str, tuple[str, ...]]:
+    """{check name: its parameter names} of every registered check the paper's claims and premises call."""
+    import inspect
+
+    from ..registry import CLAIM_CHECKS
+
+    names = {c["check"]["fn"] for c in spec.claims}
+    names |= {c["premise"]["fn"] for c in spec.claims if isinstance(c.get("premise"), dict) and "fn" in c["premise"]}
+    return {name: tuple(inspect.signature(CLAIM_CHECKS[name]).parameters) for name in sorted(names)
+            if name in CLAIM_CHECKS}
+
+
+# ------------------------------------------------------------------------------------------ planning cache
+
+PLANNED_SPECS = "specs"  # folder of load_paper_cached's entries in the numba cache directory of the current sources
+_CACHE_FORMAT = 1
+
+
+def _planning_key(paper: str, scale: str, repo_root: Path) -> str:
+    """Everything a paper's spec is made of but the package's sources (the cache directory stands for those): the
+    paper configs (config/papers/*, cells CSVs included), the schema, the scale, and the interpreter and NumPy
+    that pickled it."""
+    h = hashlib.sha256(repr((_CACHE_FORMAT, paper, scale, sys.version, np.__version__)).encode())
+    h.update(importlib.resources.files(__package__).joinpath(PAPER_SCHEMA).read_bytes())
+    for path in sorted((repo_root / "config" / "papers").iterdir()):
+        if path.is_file():
+            h.update(f"\0{path.name}\0{path.stat().st_size}\0".encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def load_paper_cached(paper: str, scale: str = "paper", repo_root: Path | str = ".") -> PaperSpec:
+    """:func:`load_paper`'s spec, from a cache where nothing it is made of has changed: what the Snakefile plans with.
+
+    Every ``snakemake`` call plans the whole DAG and so loads every paper, and load_paper validates the config
+    against the schema (both scales) and imports the paper's package (numba and every kernel module): about
+    2.5 of the 5.7 s of ``snakemake -n satisficing_ucl --config scale=smoke`` on 2 cores. A spec is a function of
+    the paper configs, the schema, the scale and the package's sources (the registry that completes every
+    experiment's parameters), so it is kept, pickled, in the numba cache directory of the current sources
+    (banditrepro.numba_cache: one per state of every source file) under a key of the rest: an edit of any of them
+    loads afresh, and an invalid config is reported as load_paper reports it (nothing is cached then). A hit
+    imports neither the paper's package nor numba; jobs, which run the paper's code anyway, call load_paper."""
+    repo_root = Path(repo_root).resolve()
+    if scale not in SCALES or not paper_config_path(repo_root, paper).exists():
+        return load_paper(paper, scale, repo_root)  # its error
+    from ..numba_cache import cache_dir
+
+    entry = Path(os.environ.get("NUMBA_CACHE_DIR") or cache_dir()) / PLANNED_SPECS / f"{paper}-{scale}-" \
+        f"{_planning_key(paper, scale, repo_root)[:24]}.pickle"
+    try:
+        spec = pickle.loads(entry.read_bytes())
+    except Exception:  # none yet, or unreadable: load it and (re)write it
+        spec = load_paper(paper, scale, repo_root)
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            partial = entry.with_name(f"{entry.name}.{os.getpid()}.partial")
+            partial.write_bytes(pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(partial, entry)  # atomic: a reader sees the whole entry or none
+        except OSError:
+            pass  # a read-only cache: plan without one
+        return spec
+    for experiment in spec.experiments.values():  # the key leaves out where the tree is: another copy wrote it
+        experiment.repo_root = repo_root
     return spec
 
 

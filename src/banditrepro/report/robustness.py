@@ -12,10 +12,12 @@ then labels each headline claim with it (:func:`stability_labels`), its findings
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
+if TYPE_CHECKING:  # planning imports this module (robustness_common.smk) for the seeds and figures: no pandas then
+    import pandas as pd
 from .vocabulary import HEADLINE, NOT_MEASURED
 
 DEFAULT_SEED_COUNT = 3
@@ -74,6 +76,8 @@ def assemble_robustness(spec, main_seed: int, main_claims: pd.DataFrame,
     verdict_seed<S> and measured_seed<S> for the main seed then each extra seed, agreement (k/N, k the
     extra seeds agreeing with the reference verdict) and stable (yes / no / not measured: the reference
     could not measure the claim, its figure not built)."""
+    import pandas as pd
+
     headline = [c["id"] for c in spec.claims if c["kind"] == HEADLINE]
     tables = {int(main_seed): _headline_rows(main_claims)}
     for seed, parts in seed_claims.items():

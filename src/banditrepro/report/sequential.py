@@ -26,11 +26,14 @@ import inspect
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
 from ..registry import CLAIM_CHECKS, lookup
-from .checks import ClaimResult
-from .claims import result_dependencies
+from .claim_inputs import result_dependencies
 from .vocabulary import HEADLINE, INCONCLUSIVE
+
+if TYPE_CHECKING:  # planning imports this module (sequential.smk): report.checks would bring pandas along
+    from .checks import ClaimResult
 
 
 @dataclass(frozen=True)
@@ -77,9 +80,14 @@ def paper_rule(spec) -> SequentialRule:
     return SequentialRule(int(block.get("max_factor", 1)), float(block.get("z", 2.0)))
 
 
-def check_takes_z(claim: dict) -> bool:
-    fn = lookup(CLAIM_CHECKS, "claim check", claim["check"]["fn"])
-    return "z" in inspect.signature(fn).parameters
+def check_takes_z(spec, claim: dict) -> bool:
+    """Whether the claim's check takes a ``z``: from the parameters load_paper recorded in the spec (a spec the
+    Snakefile planned from a cache has no registry behind it), else from the registered check."""
+    name = claim["check"]["fn"]
+    parameters = spec.check_parameters.get(name)
+    if parameters is None:
+        parameters = inspect.signature(lookup(CLAIM_CHECKS, "claim check", name)).parameters
+    return "z" in parameters
 
 
 def sequential_claims(spec) -> list[dict]:
@@ -88,7 +96,7 @@ def sequential_claims(spec) -> list[dict]:
     ``premise`` takes none: a look would decide its own check, not the premise that gates it."""
     if paper_rule(spec).looks == 1:
         return []
-    return [c for c in spec.claims if c["kind"] == HEADLINE and check_takes_z(c) and not c.get("premise")]
+    return [c for c in spec.claims if c["kind"] == HEADLINE and check_takes_z(spec, c) and not c.get("premise")]
 
 
 def claim_experiments(spec, claim: dict) -> list[str]:
