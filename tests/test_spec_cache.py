@@ -150,3 +150,20 @@ def test_a_hit_imports_neither_numba_nor_the_paper_package(cache):
     modules = set(found["modules"])
     assert "numba" not in modules and "pandas" not in modules
     assert not [m for m in modules if m.startswith(f"banditrepro.experiments.{PAPER}")]
+
+
+REGISTERING = textwrap.dedent("""
+    import json, sys
+    import banditrepro.experiments.censored_resources.forest_dag  # what its rule file imports while planning
+    from banditrepro.registry import SIMULATION_BUILDERS
+    planning = {"numba": "numba" in sys.modules, "builders": "censored_ames" in SIMULATION_BUILDERS}
+    from banditrepro.experiments.spec import import_paper_package
+    import_paper_package("censored_resources")
+    print(json.dumps({"planning": planning, "builders": "censored_ames" in SIMULATION_BUILDERS}))
+""")
+
+
+def test_a_packages_registering_modules_are_imported_by_load_paper_not_with_its_helpers():
+    proc = subprocess.run([sys.executable, "-c", REGISTERING], capture_output=True, text=True, check=True, timeout=120)
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found == {"planning": {"numba": False, "builders": False}, "builders": True}

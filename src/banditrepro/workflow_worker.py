@@ -162,12 +162,12 @@ def preload(repo: Path) -> list[str]:
     import snakemake.script  # noqa: F401 - the job object the clients send (Snakemake < 9 defines it here)
 
     from .engine import _no_metric
-    from .experiments.spec import select_papers
+    from .experiments.spec import import_paper_package, select_papers
 
     with contextlib.suppress(ImportError):
         importlib.import_module("snakemake.iocontainers")  # ... and Snakemake >= 9 here
     for paper in select_papers(repo, None):
-        importlib.import_module(f"banditrepro.experiments.{paper}")
+        import_paper_package(paper)
     _no_metric(1, np.zeros((1, 1)), np.zeros(1), 0)
     return [s.name for s in scripts]
 

@@ -194,13 +194,22 @@ def select_papers(repo_root: Path | str = ".", selection: list[str] | None = Non
     return list(selection)
 
 
+def import_paper_package(paper: str) -> None:
+    """Import ``banditrepro.experiments.<paper>`` and the modules that register the paper's builders, checks, ...:
+    those its ``__init__`` imports, and those it names in ``REGISTERING_MODULES`` (a package whose other modules
+    the workflow imports while it plans, e.g. a rule file's helpers, names them there instead of importing them,
+    so that planning does not import numba and the kernels with them)."""
+    module = importlib.import_module(f"banditrepro.experiments.{paper}")
+    for name in getattr(module, "REGISTERING_MODULES", ()):
+        importlib.import_module(f"{module.__name__}.{name}")
+
+
 def _import_paper_package(paper: str, path: Path) -> None:
-    """Import ``banditrepro.experiments.<paper>``, which registers the paper's builders, checks, ..."""
     module = f"banditrepro.experiments.{paper}"
     if importlib.util.find_spec(module) is None:
         raise ConfigError(f"{path}: no package {module} registers this paper "
                           f"(src/banditrepro/experiments/{paper}/__init__.py; see docs/ADDING_A_PAPER.md)")
-    importlib.import_module(module)
+    import_paper_package(paper)
 
 
 def load_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") -> PaperSpec:

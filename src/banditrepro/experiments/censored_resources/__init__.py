@@ -4,4 +4,7 @@ Registers the synthetic and AmesHousing simulation builders, the claim checks (t
 orderings, spreads) and the tables. Spec: shared/specs/censored_resources.md.
 """
 
-from . import builders, checks, tables  # noqa: F401
+# imported by load_paper (experiments.spec.import_paper_package), not here: the workflow imports this package's
+# forest DAG helpers while it plans (workflow/rules/papers/censored_resources.smk), and planning should not
+# import numba, pandas and the kernels along with them
+REGISTERING_MODULES = ("builders", "checks", "tables")

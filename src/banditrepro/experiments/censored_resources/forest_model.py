@@ -41,12 +41,14 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ... import layout, portable
 
+if TYPE_CHECKING:  # planning imports this module (forest_dag): pandas is imported where a table is read or made
+    import pandas as pd
 PAPER = "censored_resources"
 TARGET = "Sale_Price"
 COLUMNS = ["run", "num_trees", "mtry", "min_node_size", "sample_fraction", "rmse", "train_seconds",
@@ -74,6 +76,7 @@ def split_indices(n_rows: int, run: int, seed: int, train_fraction: float = 0.7)
 
 
 def load_model_table(path: Path | str) -> tuple[np.ndarray, np.ndarray]:
+    import pandas as pd
     df = pd.read_csv(path, **portable.csv_float_options(pd.__version__))
     if TARGET not in df.columns:
         raise ValueError(f"{path}: no {TARGET} column")
@@ -157,10 +160,12 @@ def run_chunk(table: Path | str, run: int, mtry_values, tree_counts, node_sizes,
                                                             node, frac, fseed, progress):
                     rows.append((run, count, int(mtry), int(node), float(frac), rmse, secs, float(y_test.mean()),
                                  float(y_test.std(ddof=1)), float(y_test.max() - y_test.min())))
+    import pandas as pd
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def merge_chunks(paths) -> pd.DataFrame:
+    import pandas as pd
     df = pd.concat([pd.read_csv(p, **portable.csv_float_options(pd.__version__)) for p in paths], ignore_index=True)
     return df.sort_values(["run", "num_trees", "mtry", "min_node_size", "sample_fraction"]).reset_index(drop=True)
 
@@ -250,6 +255,7 @@ def export_table(merged: Path | str, out: Path | str, command: str, merge_record
     machine that ran the forests); by default the merged table's own sidecar written by ``merge``. Where a
     field is absent, the machine is taken to be this one.
     """
+    import pandas as pd
     df = pd.read_csv(merged, **portable.csv_float_options(pd.__version__))
     missing = [c for c in SHIPPED_COLUMNS if c not in df.columns]
     if missing:
@@ -313,6 +319,7 @@ def verify(path: Path | str) -> dict:
 def read_verified(path: Path | str) -> tuple[pd.DataFrame, dict]:
     """The surrogate table and its provenance, after the sha256 check."""
     prov = verify(path)
+    import pandas as pd
     return pd.read_csv(path, **portable.csv_float_options(pd.__version__)), prov
 
 
@@ -344,6 +351,7 @@ def record_recompute(table: Path | str, claims: Path | str, out: Path | str, com
     df, prov = read_verified(table)
     if prov.get("source") == "cached":
         raise ValueError(f"{table} is the shipped table, not a recompute: build with --config ames_forest=recompute")
+    import pandas as pd
     rows = pd.read_csv(claims, dtype=str, keep_default_na=False)
     made = prov.get("made_by", {})
     record = {
