@@ -1,7 +1,9 @@
-"""The planning cache of paper specs (experiments.spec.load_paper_cached): the Snakefile plans from it.
+"""The cache of paper specs (experiments.spec.load_paper_cached): the Snakefile plans from it, and load_paper (every
+job, test and tool) reads from it before importing the paper's registered functions.
 
-A cached spec must be load_paper's, must follow every edit of what it is made of (a config, a cells CSV), must
-never hide an invalid config, and must spare a later plan the paper packages' imports (numba, the kernels)."""
+A cached spec must be read_paper's (the validating load), must follow every edit of what it is made of (a config,
+a cells CSV), must never hide an invalid config, and must spare a later plan the paper packages' imports (numba,
+the kernels)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import pytest
 import yaml
 
 from banditrepro.experiments import spec as spec_module
-from banditrepro.experiments.spec import ConfigError, load_paper, load_paper_cached
+from banditrepro.experiments.spec import ConfigError, load_paper, load_paper_cached, read_paper
 from banditrepro.numba_cache import cache_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -67,13 +69,14 @@ def test_a_cached_spec_is_load_papers_at_each_scale(cache, paper):
     for scale in ("paper", "smoke"):
         first = load_paper_cached(paper, scale, REPO_ROOT)  # a miss: loaded and written
         again = load_paper_cached(paper, scale, REPO_ROOT)  # a hit: read back
-        assert same_spec(first, load_paper(paper, scale, REPO_ROOT))
+        assert same_spec(first, read_paper(paper, scale, REPO_ROOT))
+        assert same_spec(load_paper(paper, scale, REPO_ROOT), first)
         assert same_spec(again, first)
     assert len(entries(cache)) == 2
 
 
 def test_the_checks_parameters_come_with_the_spec():
-    spec = load_paper("composite_anonymous", "paper", REPO_ROOT)
+    spec = read_paper("composite_anonymous", "paper", REPO_ROOT)
     used = {c["check"]["fn"] for c in spec.claims}
     assert used <= set(spec.check_parameters)
     assert any("z" in params for params in spec.check_parameters.values())
@@ -128,7 +131,7 @@ def test_a_damaged_entry_is_loaded_afresh(cache):
     load_paper_cached(PAPER, "smoke", REPO_ROOT)
     (entry,) = entries(cache)
     entry.write_bytes(b"not a pickle")
-    assert same_spec(load_paper_cached(PAPER, "smoke", REPO_ROOT), load_paper(PAPER, "smoke", REPO_ROOT))
+    assert same_spec(load_paper_cached(PAPER, "smoke", REPO_ROOT), read_paper(PAPER, "smoke", REPO_ROOT))
     assert entry.read_bytes() != b"not a pickle"
 
 
@@ -137,19 +140,25 @@ PROBE = textwrap.dedent("""
     import json, sys
     from banditrepro.experiments.spec import load_paper_cached
     spec = load_paper_cached(sys.argv[1], "smoke", sys.argv[2])
-    print(json.dumps({"experiments": sorted(spec.experiments), "modules": sorted(sys.modules)}))
+    modules = sorted(sys.modules)
+    from banditrepro.experiments.spec import load_paper
+    from banditrepro.registry import SIMULATION_BUILDERS
+    load_paper(sys.argv[1], "smoke", sys.argv[2])  # a job's load: the same entry, then the paper's functions
+    builders = sorted({e.builder for e in spec.experiments.values()} - set(SIMULATION_BUILDERS))
+    print(json.dumps({"experiments": sorted(spec.experiments), "modules": modules, "unregistered": builders}))
 """)
 
 
-def test_a_hit_imports_neither_numba_nor_the_paper_package(cache):
+def test_a_hit_imports_neither_numba_nor_the_paper_package_and_load_paper_then_registers_it(cache):
     load_paper_cached(PAPER, "smoke", REPO_ROOT)
     proc = subprocess.run([sys.executable, "-c", PROBE, PAPER, str(REPO_ROOT)], capture_output=True, text=True,
                           check=True, timeout=120)
     found = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert found["experiments"] == sorted(load_paper(PAPER, "smoke", REPO_ROOT).experiments)
+    assert found["experiments"] == sorted(read_paper(PAPER, "smoke", REPO_ROOT).experiments)
     modules = set(found["modules"])
     assert "numba" not in modules and "pandas" not in modules
     assert not [m for m in modules if m.startswith(f"banditrepro.experiments.{PAPER}")]
+    assert found["unregistered"] == []
 
 
 REGISTERING = textwrap.dedent("""

@@ -303,7 +303,8 @@ def test_guard_fails_on_a_checkpoint_grid_one_step_off(monkeypatch):
     assert not audit.failures and audit.counts["checkpoint grids"] == 1
     monkeypatch.setattr(spec_module, "checkpoint_grid", grid_from_zero)
     audit = Audit()
-    audit_grids(SimpleNamespace(spec=load_paper(PAPER, "smoke", REPO)), audit, ["mean_reward_T5000"])
+    # read_paper, not load_paper: the slip is in memory, which the spec cache (keyed by the files) cannot see
+    audit_grids(SimpleNamespace(spec=spec_module.read_paper(PAPER, "smoke", REPO)), audit, ["mean_reward_T5000"])
     assert audit.failures and "mean_reward_T5000 checkpoints" in audit.failures[0]
 
 
