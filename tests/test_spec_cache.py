@@ -90,8 +90,8 @@ def test_another_tree_reads_the_entry_with_its_own_root(cache, tmp_path):
     assert {e.repo_root for e in spec.experiments.values()} == {other.resolve()}
 
 
-def edit(repo: Path, change) -> None:
-    path = repo / "config" / "papers" / f"{PAPER}.yaml"
+def edit(repo: Path, change, paper: str = PAPER) -> None:
+    path = repo / "config" / "papers" / f"{paper}.yaml"
     data = yaml.safe_load(path.read_text())
     change(data)
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
@@ -176,3 +176,39 @@ def test_a_packages_registering_modules_are_imported_by_load_paper_not_with_its_
     proc = subprocess.run([sys.executable, "-c", REGISTERING], capture_output=True, text=True, check=True, timeout=120)
     found = json.loads(proc.stdout.strip().splitlines()[-1])
     assert found == {"planning": {"numba": False, "builders": False}, "builders": True}
+
+
+# --- the other two things planning keeps there: the papers' declared options and each paper's source files
+
+
+def test_the_declared_options_follow_an_edit_and_an_invalid_one_is_reported(cache, tmp_path):
+    from banditrepro.experiments.options import _declared_options, declared_options
+
+    repo = copy_configs(tmp_path / "repo")
+    first = declared_options(repo)  # a miss: read and written
+    assert first == _declared_options(repo) == declared_options(repo)  # and a hit gives the same
+    assert first["ames_forest"].default == "cached"
+    edit(repo, lambda c: c["options"]["ames_forest"].update(default="off"), paper="censored_resources")
+    assert declared_options(repo)["ames_forest"].default == "off"
+    edit(repo, lambda c: c["options"]["ames_forest"].update(default="sometimes"), paper="censored_resources")
+    with pytest.raises(ConfigError, match="sometimes"):
+        declared_options(repo)
+
+
+def test_a_papers_planned_source_files_are_its_import_closure_and_follow_a_new_data_file(cache, tmp_path,
+                                                                                       monkeypatch):
+    from banditrepro import sources
+
+    for paper in sources.papers_in():
+        assert sources.planned_paper_modules(paper) == sources.paper_modules(paper)
+        assert sources.planned_paper_modules(paper) == sources.paper_modules(paper)  # from the entry
+    # a data file added beside a package's modules is a source of the papers that import the package; the
+    # entry's key holds the package's data files (the directory holds every .py file)
+    package = tmp_path / "banditrepro"
+    shutil.copytree(sources.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(sources, "PACKAGE_DIR", package)
+    monkeypatch.setattr(sources.paper_modules, "__defaults__", (package,))
+    before = sources.planned_paper_modules(PAPER)
+    (package / "algorithms" / "extra_table.csv").write_text("a,b\n1,2\n")
+    after = sources.planned_paper_modules(PAPER)
+    assert "algorithms/extra_table.csv" in after and "algorithms/extra_table.csv" not in before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from repo_copy import CHEAP_PAPER, copy_build
 from repo_copy import copy_repo as _copy_repo
 from repo_copy import run_snakemake as _snakemake
 
+from banditrepro import workflow_worker
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report.vocabulary import VERDICTS
 
@@ -51,6 +53,11 @@ def test_smoke_dag_builds_figures_summaries_and_claims(smoke_build, paper):
         assert list(summary.columns) == ["panel", "algorithm", "metric", "t", "mean", "se", "n"]
         assert len(summary) > 0 and summary["n"].min() >= 1
         assert (workdir / "results" / paper / fig / "summary.csv.provenance.json").exists()
+    # a whole paper is far more than workflow_worker.MIN_JOBS jobs: its build ran them in the worker (unless the
+    # environment switches it off)
+    if os.environ.get(workflow_worker.OPT_OUT, "on").lower() not in ("off", "0", "false", "no"):
+        log = (workdir / workflow_worker.LOG_NAME).read_text(encoding="utf-8")
+        assert re.search(r"worker stopped after [1-9]\d* jobs", log), log[-2000:]
 
 
 @pytest.mark.slow

@@ -154,6 +154,9 @@ def _alive(pid: int) -> bool:
 def test_no_worker_without_local_execution_or_when_switched_off(tmp_path, monkeypatch):
     monkeypatch.delenv(workflow_worker.SOCKET_VARIABLE, raising=False)
     assert workflow_worker.start(tmp_path, REPO_ROOT, local=False) is None
+    # a run of a few jobs: the worker's start would cost more than it saves
+    assert workflow_worker.start(tmp_path, REPO_ROOT, local=True, jobs=workflow_worker.MIN_JOBS - 1) is None
+    assert not (tmp_path / workflow_worker.LOG_NAME).exists()
     monkeypatch.setenv(workflow_worker.OPT_OUT, "off")
     assert workflow_worker.start(tmp_path, REPO_ROOT, local=True) is None
     assert workflow_worker.SOCKET_VARIABLE not in os.environ

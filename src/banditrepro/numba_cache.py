@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pickle
 import sys
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -32,6 +33,7 @@ from .sources import sources_digest
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _PREFIX = "banditrepro-"
+PLANNED = "specs"  # the folder of planned()'s entries in the cache directory of the current sources
 
 
 def source_hash() -> str:
@@ -106,3 +108,25 @@ def compiling(name: str):
         except OSError:
             pass
         yield
+
+
+def planned(name: str, key: str, compute):
+    """``compute()``, kept pickled as ``<cache directory of the current sources>/specs/<name>-<key>.pickle``: what
+    planning (every ``snakemake`` call) derives from the configs and the sources -- each paper's validated spec,
+    the papers' declared options, each paper's source files -- read back while none of them changed. ``key``
+    stands for every input of ``compute`` but the package's sources (the directory stands for those). A
+    ``compute`` that raises caches nothing; an unreadable entry is computed and written again; a read-only cache
+    plans without one."""
+    entry = Path(os.environ.get("NUMBA_CACHE_DIR") or cache_dir()) / PLANNED / f"{name}-{key[:24]}.pickle"
+    try:
+        return pickle.loads(entry.read_bytes())
+    except Exception:  # none yet, or unreadable: compute it and (re)write it
+        value = compute()
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            partial = entry.with_name(f"{entry.name}.{os.getpid()}.partial")
+            partial.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(partial, entry)  # atomic: a reader sees the whole entry or none
+        except OSError:
+            pass
+        return value

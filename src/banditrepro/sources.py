@@ -318,6 +318,18 @@ def paper_modules(paper: str, package_dir: Path | str = PACKAGE_DIR) -> list[str
     return sorted(set(closure) | set(_data_files(closure, package_dir)))
 
 
+def planned_paper_modules(paper: str) -> list[str]:
+    """:func:`paper_modules` of this package, from the planning cache (banditrepro.numba_cache.planned: one
+    directory per state of every .py file of the package) under a key of the package's data files: the Snakefile
+    asks for every paper on every call, and the import scan reads every module (about 0.2 s for five papers)."""
+    from .numba_cache import planned
+
+    data = sorted(p.relative_to(PACKAGE_DIR).as_posix() for p in PACKAGE_DIR.rglob("*")
+                  if p.suffix in DATA_SUFFIXES and "__pycache__" not in p.parts)
+    key = hashlib.sha256(repr((1, paper, data, DATA_SUFFIXES, WORKFLOW_MODULES)).encode()).hexdigest()
+    return planned(f"modules-{paper}", key, lambda: paper_modules(paper))
+
+
 def papers_importing(relpath: str, papers: Iterable[str], package_dir: Path | str = PACKAGE_DIR) -> list[str]:
     """Those of ``papers`` whose jobs read the package file ``relpath`` (e.g. ``algorithms/fairness.py``)."""
     return [p for p in papers if relpath in set(paper_modules(p, package_dir))]

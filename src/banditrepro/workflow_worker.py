@@ -25,7 +25,9 @@ What the worker guarantees:
   script's process ended) is killed with its process group; a fork whose worker died is killed by the kernel
   (Linux), and its job fails with a message instead of running twice.
 * No worker, no change: on a cluster (non-local executor), under ``--no-hooks``, with
-  ``BANDITREPRO_WORKER=off``, or while the worker is still starting, the jobs run in their own processes.
+  ``BANDITREPRO_WORKER=off``, in a run of fewer than :data:`MIN_JOBS` jobs that do work (the worker's own
+  start, about 3.4 CPU-s of imports, would cost more than it saves: about 1.4 CPU-s a job, and the first jobs
+  start before it listens), or while the worker is still starting, the jobs run in their own processes.
 * A mutant's job (``python -m banditrepro.mutation job <copy> <job>``, a ``shell:`` rule with the scratch
   copy's src/ first on ``PYTHONPATH``) is handed over too: its fork drops every module of the package and
   of the workflow's scripts before it runs the job, so the job imports the copy's package, as in a process
@@ -73,6 +75,9 @@ ENVIRONMENT_PREFIXES = ("PYTHON", "NUMBA_", "BANDITREPRO_", "OMP_", "OPENBLAS_",
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 KILL_GRACE_S = 5.0
+# the fewest jobs with work (a script or a shell command) for which a run starts a worker: a `verify` or a rebuild
+# of one figure (1-3 jobs) paid about 1.2 CPU-s more with a worker than without (2-core VM)
+MIN_JOBS = 4
 _started: dict[str, subprocess.Popen] = {}  # working directory -> the worker this process started
 
 
@@ -93,13 +98,16 @@ def _private_folder(folder: Path) -> None:
         raise OSError(f"{folder} is not a private folder of this user")
 
 
-def start(workdir: Path | str, repo: Path | str, local: bool, threads: int = 1) -> Path | None:
+def start(workdir: Path | str, repo: Path | str, local: bool, threads: int = 1, jobs: int | None = None
+          ) -> Path | None:
     """Start the worker of a local build in ``workdir`` (Snakefile ``onstart``; ``repo`` holds the workflow
     scripts) and point the jobs at it (``$BANDITREPRO_WORKER_SOCKET``, inherited by every job's process);
-    returns the socket, or None where no worker is started (a cluster run, ``BANDITREPRO_WORKER=off``, no
-    unix sockets or pidfds on this system). Returns at once: jobs that start before the worker listens run
-    in their own processes."""
+    returns the socket, or None where no worker is started (a cluster run, ``BANDITREPRO_WORKER=off``, fewer
+    than :data:`MIN_JOBS` ``jobs`` with work in this run, no unix sockets or pidfds on this system). Returns at
+    once: jobs that start before the worker listens run in their own processes."""
     if not local or os.environ.get(OPT_OUT, "on").lower() in ("off", "0", "false", "no"):
+        return None
+    if jobs is not None and jobs < MIN_JOBS:
         return None
     if not (hasattr(os, "pidfd_open") and hasattr(socket, "send_fds") and hasattr(os, "fork")):
         return None

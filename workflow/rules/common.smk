@@ -12,7 +12,7 @@ from banditrepro.layout import shard_name
 from banditrepro.report.claim_inputs import claim_dependencies, claim_figures, claims_of_figure, table_dependencies
 from banditrepro.report.deviations import DEVIATIONS_FILE, FIRST_FORMS_FILE
 from banditrepro.report.findings import FindingsError, check_findings
-from banditrepro.sources import paper_modules, sources_record
+from banditrepro.sources import planned_paper_modules, sources_record
 
 
 wildcard_constraints:
@@ -39,8 +39,9 @@ def extra_seed(wildcards):
 # results whose recorded digest is not the tree's (lock.smk). Computed once per run, while the DAG is built.
 @cache
 def paper_source_files(paper):
-    """The package files the jobs of ``paper`` may read (banditrepro.sources.paper_modules), found once per run."""
-    return paper_modules(paper)
+    """The package files the jobs of ``paper`` may read (banditrepro.sources.paper_modules), found once per run
+    (and kept between runs while the sources stay as they are)."""
+    return planned_paper_modules(paper)
 
 
 @cache
@@ -457,6 +458,13 @@ def check_results_scale(jobs):
         )
 
 
+def jobs_with_work(jobs):
+    """The jobs that run a script or a shell command (not the target rules, which only gather their inputs)."""
+    return [job for job in jobs if job.rule.script is not None or job.rule.shellcmd is not None]
+
+
 onstart:
     check_results_scale(workflow.dag.needrun_jobs())
-    workflow_worker.start(Path.cwd(), REPO_ROOT, workflow.local_exec)  # the Snakefile stops it
+    # a run of a few jobs goes without (banditrepro.workflow_worker.MIN_JOBS); the Snakefile stops the worker
+    workflow_worker.start(Path.cwd(), REPO_ROOT, workflow.local_exec,
+                          jobs=len(jobs_with_work(workflow.dag.needrun_jobs())))

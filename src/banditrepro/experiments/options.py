@@ -14,7 +14,8 @@ from pathlib import Path
 
 import jsonschema
 
-from .spec import ConfigError, discover_papers, paper_config_path, paper_schema, read_paper_yaml
+from .. import numba_cache
+from .spec import ConfigError, discover_papers, paper_config_path, paper_schema, planning_key, read_paper_yaml
 
 # YAML 1.1 (Snakemake's --config and configfile) reads these words as booleans
 _YAML_BOOL_WORDS = {False: ("off", "no", "false", "n"), True: ("on", "yes", "true", "y")}
@@ -66,7 +67,13 @@ def _read_options(path: Path, paper: str) -> list[PaperOption]:
 
 
 def declared_options(repo_root: Path | str) -> dict[str, PaperOption]:
-    """{config key: option} declared by every paper (config/papers/*.yaml); two papers may not share a key."""
+    """{config key: option} declared by every paper (config/papers/*.yaml); two papers may not share a key.
+    Kept in the planning cache (banditrepro.numba_cache.planned) while no paper config changed: every
+    ``snakemake`` call asks, and reading them means parsing every config (about 0.2 s)."""
+    return numba_cache.planned("options", planning_key(repo_root, "options"), lambda: _declared_options(repo_root))
+
+
+def _declared_options(repo_root: Path | str) -> dict[str, PaperOption]:
     found: dict[str, PaperOption] = {}
     for paper in discover_papers(repo_root):
         for option in _read_options(paper_config_path(Path(repo_root), paper), paper):

@@ -14,11 +14,10 @@ import copy
 import csv
 import hashlib
 import importlib
+import importlib.metadata
 import importlib.resources
 import importlib.util
 import math
-import os
-import pickle
 import sys
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,6 +27,7 @@ import jsonschema
 import numpy as np
 import yaml
 
+from .. import numba_cache
 from ..registry import BUILDER_PARAMETERS, SIMULATION_BUILDERS, ParameterError, closest_name
 from ..simulation_output import checkpoint_grid
 
@@ -278,17 +278,22 @@ def _check_parameters(spec: PaperSpec) -> dict[str, tuple[str, ...]]:
 
 # ------------------------------------------------------------------------------------------ planning cache
 
-PLANNED_SPECS = "specs"  # folder of load_paper_cached's entries in the numba cache directory of the current sources
-_CACHE_FORMAT = 1
+PLANNED_SPECS = numba_cache.PLANNED  # where load_paper_cached's entries lie in the cache directory of the sources
+_CACHE_FORMAT = 2
 
 
-def _planning_key(paper: str, scale: str, repo_root: Path) -> str:
-    """Everything a paper's spec is made of but the package's sources (the cache directory stands for those): the
-    paper configs (config/papers/*, cells CSVs included), the schema, the scale, and the interpreter and NumPy
-    that pickled it."""
-    h = hashlib.sha256(repr((_CACHE_FORMAT, paper, scale, sys.version, np.__version__)).encode())
+@cache
+def _planning_libraries() -> tuple[str, ...]:
+    return sys.version, np.__version__, yaml.__version__, importlib.metadata.version("jsonschema")
+
+
+def planning_key(repo_root: Path | str, *parts) -> str:
+    """A key of everything planning reads but the package's sources (the cache directory stands for those): the
+    paper configs (config/papers/*, cells CSVs included), the paper schema, ``parts``, and the interpreter and
+    the libraries that parse, validate and pickle them (PyYAML, jsonschema, NumPy)."""
+    h = hashlib.sha256(repr((_CACHE_FORMAT, parts, _planning_libraries())).encode())
     h.update(importlib.resources.files(__package__).joinpath(PAPER_SCHEMA).read_bytes())
-    for path in sorted((repo_root / "config" / "papers").iterdir()):
+    for path in sorted((Path(repo_root) / "config" / "papers").iterdir()):
         if path.is_file():
             h.update(f"\0{path.name}\0{path.stat().st_size}\0".encode())
             h.update(path.read_bytes())
@@ -303,29 +308,16 @@ def load_paper_cached(paper: str, scale: str = "paper", repo_root: Path | str = 
     2.5 of the 5.7 s of ``snakemake -n satisficing_ucl --config scale=smoke`` on 2 cores. A spec is a function of
     the paper configs, the schema, the scale and the package's sources (the registry that completes every
     experiment's parameters), so it is kept, pickled, in the numba cache directory of the current sources
-    (banditrepro.numba_cache: one per state of every source file) under a key of the rest: an edit of any of them
-    reads afresh, and an invalid config is reported as read_paper reports it (nothing is cached then). A hit
-    imports neither the paper's package nor numba; :func:`load_paper` imports them after it. What the key cannot
-    see is code changed in memory (a test that patches a function the spec is built with calls read_paper)."""
+    (banditrepro.numba_cache.planned: one directory per state of every source file) under a key of the rest
+    (:func:`planning_key`): an edit of any of them reads afresh, and an invalid config is reported as read_paper
+    reports it (nothing is cached then). A hit imports neither the paper's package nor numba; :func:`load_paper`
+    imports them after it. What the key cannot see is code changed in memory (a test that patches a function the
+    spec is built with calls read_paper)."""
     repo_root = Path(repo_root).resolve()
     if scale not in SCALES or not paper_config_path(repo_root, paper).exists():
         return read_paper(paper, scale, repo_root)  # its error
-    from ..numba_cache import cache_dir
-
-    entry = Path(os.environ.get("NUMBA_CACHE_DIR") or cache_dir()) / PLANNED_SPECS / f"{paper}-{scale}-" \
-        f"{_planning_key(paper, scale, repo_root)[:24]}.pickle"
-    try:
-        spec = pickle.loads(entry.read_bytes())
-    except Exception:  # none yet, or unreadable: load it and (re)write it
-        spec = read_paper(paper, scale, repo_root)
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            partial = entry.with_name(f"{entry.name}.{os.getpid()}.partial")
-            partial.write_bytes(pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(partial, entry)  # atomic: a reader sees the whole entry or none
-        except OSError:
-            pass  # a read-only cache: plan without one
-        return spec
+    spec = numba_cache.planned(f"{paper}-{scale}", planning_key(repo_root, paper, scale),
+                               lambda: read_paper(paper, scale, repo_root))
     for experiment in spec.experiments.values():  # the key leaves out where the tree is: another copy wrote it
         experiment.repo_root = repo_root
     return spec
