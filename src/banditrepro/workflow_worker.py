@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import gc
 import hashlib
 import json
 import os
@@ -327,6 +328,10 @@ class Server:
         self.sources = source_hash()  # before the imports: a source edited after this is seen as a change
         t0 = time.perf_counter()
         scripts = preload(self.repo)
+        # what the forks share stays shared: the forks' garbage collections no longer write to the headers of
+        # the preloaded objects (copy-on-write of the pages that hold them); in a smoke build of satisficing_ucl
+        # the 34 jobs' forks took 14.6 CPU-s instead of 17.5 (3 runs each, interleaved)
+        gc.freeze()
         self.log(f"worker {os.getpid()}: imported for {', '.join(scripts)} in {time.perf_counter() - t0:.1f} s")
         signal.signal(signal.SIGTERM, lambda *_: setattr(self, "stopping", True))
         signal.signal(signal.SIGINT, lambda *_: setattr(self, "stopping", True))
