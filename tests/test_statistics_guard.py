@@ -136,6 +136,29 @@ def test_delta_method_se_against_a_bootstrap():
     assert no_covariance > 3 * boot
 
 
+def test_jackknife_se_by_hand_and_against_production():
+    """The jackknife s.e. of a mean is the s.e. of the mean: x = (1, 2, 3, 6), sd 2.1602, s.e. 1.0801. The
+    reference (pseudo-values) and production (leave-one-out spread) agree on a nonlinear statistic too, and the
+    slip of issue 39's mutant fairness_jackknife_se_of_the_deletes (sd / sqrt(n) of the leave-one-out values, a
+    band n - 1 times too narrow) does not."""
+    x = np.array([1.0, 2.0, 3.0, 6.0])
+    expected = float(np.std(x, ddof=1) / math.sqrt(x.size))
+    assert ref.jackknife_se(lambda keep: x[keep].mean(), x.size) == pytest.approx(expected, rel=1e-14)
+    assert checks.jackknife_se(lambda keep: x[keep].mean(), x.size) == pytest.approx(expected, rel=1e-14)
+    assert math.isnan(ref.jackknife_se(lambda keep: x[keep].mean(), 1))
+    rng = np.random.default_rng(39)
+    y = rng.gamma(2.0, 3.0, size=(30, 6)).cumsum(axis=1)  # 30 replications of six arms' pulls
+    grid = np.arange(1.0, 7.0)
+
+    def r2(keep):
+        return ref.line_fit(grid, y[keep].mean(axis=0))[2]
+
+    reference = ref.jackknife_se(r2, 30)
+    assert checks.jackknife_se(r2, 30) == pytest.approx(reference, rel=1e-10)
+    loo = np.array([r2(np.arange(30) != i) for i in range(30)])
+    assert np.std(loo, ddof=1) / math.sqrt(30) == pytest.approx(reference / 29, rel=1e-10)
+
+
 def test_brown_forsythe_by_hand():
     """Levene's test with the median as centre on two samples is the pooled t-test of the absolute deviations
     squared: the production one-sided p (t distribution) and the reference (scipy's Levene, halved) agree."""

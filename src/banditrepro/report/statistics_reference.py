@@ -220,6 +220,19 @@ def line_fit(x, y) -> tuple[float, float, float]:
     return float(fit.slope), float(fit.intercept), r2
 
 
+def jackknife_se(statistic, n: int) -> float:
+    """The jackknife s.e. of ``statistic(keep)`` (``keep``: a boolean mask over the n replications) from its
+    pseudo-values n theta - (n - 1) theta_(i), as their sample sd over sqrt(n) (Efron & Tibshirani 1993, ch. 11):
+    the number of the leave-one-out formula, computed another way. nan for fewer than two replications."""
+    if n < 2:
+        return math.nan
+    everyone = np.ones(n, dtype=bool)
+    theta = float(statistic(everyone))
+    left_out = pd.Series([float(statistic(np.arange(n) != i)) for i in range(n)])
+    pseudo = n * theta - (n - 1) * left_out
+    return float(pseudo.std(ddof=1)) / math.sqrt(n)
+
+
 def log_fit(t, y) -> tuple[float, float, float]:
     """(a, b, R^2) of the least-squares fit a ln t + b (scipy)."""
     return line_fit(np.log(np.asarray(t, dtype=np.float64)), y)

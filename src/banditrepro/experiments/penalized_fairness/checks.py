@@ -757,8 +757,8 @@ def _fixed_reference(ctx, audit, experiment, algorithm):
 
 @statistic_probe("fair_pulls_regression")
 def _probe_pulls_regression(ctx, audit, result, figure, experiments, algorithm, arms, side, level_fraction, r2_min=0.9,
-                            slope_max=None):
-    xs, ys = [], []
+                            slope_max=None, z=2.0):
+    xs, ys, columns = [], [], []
     for exp_id in experiments:
         inst, classes, n = _fixed_reference(ctx, audit, exp_id, algorithm)
         level = inst.tau * inst.horizon
@@ -766,6 +766,8 @@ def _probe_pulls_regression(ctx, audit, result, figure, experiments, algorithm, 
         gap = inst.means.max() - inst.means - (inst.penalty if arms == "noncritical" else 0.0)
         xs += list(1.0 / gap[keep] ** 2)
         ys += list(n[keep])
+        pulls = np.asarray(ctx.replications(exp_id)[algorithm].pulls[:, -1, :], dtype=np.float64)
+        columns += [pulls[:, k] for k in np.flatnonzero(keep)]
     slope_max = slope_max if slope_max is not None else 8 * math.log(inst.horizon)
     if len(xs) < 3:
         audit.verdict("claim", result.verdict, INCONCLUSIVE)
@@ -777,7 +779,20 @@ def _probe_pulls_regression(ctx, audit, result, figure, experiments, algorithm, 
                 [ref.slope_scale(x, y), float(np.max(np.abs(y)) + abs(slope) * np.max(np.abs(x))), 1.0])
     for name, value in (("slope", slope), ("intercept", intercept), ("R^2", r2)):
         audit.printed(name, result.measured, value)
-    audit.verdict("claim", result.verdict, REPRODUCED if r2 >= r2_min and 0 < slope <= slope_max else NOT_REPRODUCED)
+    # the jackknife s.e. that band the slope and R^2 (report.checks.jackknife_se), against the reference's
+    # pseudo-values over the same replications, each leave-one-out fit by scipy
+    per = np.stack(columns, axis=1)  # (replications, arms)
+    se = {}
+    for name, index, size in (("slope", 0, abs(slope)), ("R^2", 2, 1.0)):
+        se[name] = ref.jackknife_se(lambda keep, i=index: ref.line_fit(x, per[keep].mean(axis=0))[i], per.shape[0])
+        production = jackknife_se(lambda keep, i=index: _regression(x, per[keep].mean(axis=0))[i], per.shape[0])
+        # a jackknife s.e. is a spread of leave-one-out values of the statistic's own size: agreement relative to it
+        audit.close("fits", f"jackknife s.e. of the {name}", production, se[name], size)
+        audit.printed(f"jackknife s.e. of the {name}", result.measured, se[name])
+    audit.verdict("claim", result.verdict, ref.all_hold([ref.band_threshold(r2, se["R^2"], r2_min, below=False, z=z),
+                                                         ref.band(slope, se["slope"], z),
+                                                         ref.band_threshold(slope, se["slope"], slope_max, below=True,
+                                                                            z=z)]))
 
 
 @statistic_probe("fair_noncritical_pulls")
