@@ -464,7 +464,7 @@ def jobs_with_work(jobs):
 
 
 onstart:
-    check_results_scale(workflow.dag.needrun_jobs())
+    planned_jobs = list(workflow.dag.needrun_jobs())  # computed once: each call walks the whole DAG
+    check_results_scale(planned_jobs)
     # a run of a few jobs goes without (banditrepro.workflow_worker.MIN_JOBS); the Snakefile stops the worker
-    workflow_worker.start(Path.cwd(), REPO_ROOT, workflow.local_exec,
-                          jobs=len(jobs_with_work(workflow.dag.needrun_jobs())))
+    workflow_worker.start(Path.cwd(), REPO_ROOT, workflow.local_exec, jobs=len(jobs_with_work(planned_jobs)))
