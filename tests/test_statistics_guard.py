@@ -17,12 +17,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 from shard_context import shard_context
 
 from banditrepro import portable
 from banditrepro.experiments import aggregate
 from banditrepro.experiments.censored_resources import checks as censored_checks
+from banditrepro.experiments.penalized_fairness import checks as fair_checks
 from banditrepro.experiments.satisficing_ucl import checks as ucl_checks
 from banditrepro.experiments.spec import load_paper
 from banditrepro.report import checks, sequential
@@ -392,3 +394,96 @@ def test_brown_forsythe_probe_fails_on_a_mean_centred_test(monkeypatch):
     monkeypatch.setattr(censored_checks, "brown_forsythe_greater", _levene_mean_centred)
     audit = _spread_audit(ctx)
     assert audit.failures and all("e wide vs narrow" in f for f in audit.failures), audit.failures
+
+
+# --- trade-off dominance through penalized_fairness' probe (claim check fair_tradeoff_dominance) ------------------
+
+
+def _tradeoff_ctx():
+    """20 replications of three algorithms' (U, W) over 8 eta values: HT-UCB above both baselines, LFG's last
+    three etas all fair (U = 0, a tie of three points with different totals, as at eta near 1)."""
+    rng = np.random.default_rng(41)
+    u_mean = {"ht_ucb": np.linspace(40.0, 0.0, 8), "flearn": np.linspace(55.0, 0.0, 8),
+              "lfg": np.array([60.0, 45.0, 30.0, 15.0, 5.0, 0.0, 0.0, 0.0])}
+    w_mean = {"ht_ucb": 5000.0 - 8.0 * (40.0 - u_mean["ht_ucb"]), "flearn": 4990.0 - 9.0 * (55.0 - u_mean["flearn"]),
+              "lfg": np.array([4995.0, 4870.0, 4740.0, 4600.0, 4500.0, 4420.0, 4300.0, 4200.0])}
+    outs = {}
+    for a in u_mean:
+        u = np.maximum(u_mean[a] + rng.normal(0.0, 2.0, size=(20, 8)), 0.0)
+        u[:, u_mean[a] == 0.0] = 0.0  # a fair run stays fair in every replication
+        w = w_mean[a] + rng.normal(0.0, 15.0, size=(20, 8))
+        outs[a] = SimulationOutput(checkpoints=np.arange(1, 9), curves={"W": w, "U": u}, finals={})
+
+    def curve(figure, panel, algorithm, metric):
+        values = outs[algorithm].curves[metric]
+        return pd.DataFrame({"t": np.arange(1, 9), "mean": values.mean(axis=0)})
+
+    panel = {"experiment": "e", "metric": "W", "extra_metrics": ["U", "W_round_robin"]}
+    return SimpleNamespace(panel=lambda figure, p: panel, curve=curve, replications=lambda experiment: outs)
+
+
+def _tradeoff_audit(ctx) -> tuple[Audit, str]:
+    from banditrepro.report.statistics_guard import PROBES
+
+    args = {"figure": "fig5", "panels": ["p"], "ht": "ht_ucb", "baselines": ["flearn", "lfg"], "rel_tol": 0.001}
+    result = fair_checks.tradeoff_dominance(ctx, **args)
+    audit = Audit()
+    PROBES["fair_tradeoff_dominance"](ctx, audit, result, **args)
+    return audit, result.verdict
+
+
+PRODUCTION_DOMINANCE = fair_checks.dominance
+
+
+def _baseline_curve(u_b, w_b):
+    """The baseline's trade-off points sorted by U, ties averaged (as production does)."""
+    uniq, inv = np.unique(u_b, return_inverse=True)
+    return uniq, np.bincount(inv, weights=w_b) / np.bincount(inv)
+
+
+def _dominance_last_of_ties(u_ht, w_ht, u_b, w_b, rel_tol=0.001):
+    """Points with the same U are not averaged: np.interp over the sorted points, ties and all."""
+    order = np.argsort(u_b, kind="stable")
+    ub, wb = u_b[order], w_b[order]
+    inside = (u_ht >= ub[0]) & (u_ht <= ub[-1])
+    worst = float(((np.interp(u_ht[inside], ub, wb) - w_ht[inside]) / w_ht[inside]).max())
+    interior = inside & (u_ht > 0) & (u_ht < ub[-1])
+    return worst, float((w_ht[interior] - np.interp(u_ht[interior], ub, wb)).mean()), int(inside.sum())
+
+
+def _dominance_relative_to_the_baseline(u_ht, w_ht, u_b, w_b, rel_tol=0.001):
+    """The shortfall divided by the baseline's W(U) instead of HT-UCB's W."""
+    _, diff, n = PRODUCTION_DOMINANCE(u_ht, w_ht, u_b, w_b, rel_tol)
+    uniq, wmean = _baseline_curve(u_b, w_b)
+    inside = (u_ht >= uniq[0]) & (u_ht <= uniq[-1])
+    at = np.interp(u_ht[inside], uniq, wmean)
+    return float(((at - w_ht[inside]) / at).max()), diff, n
+
+
+def _dominance_over_every_point(u_ht, w_ht, u_b, w_b, rel_tol=0.001):
+    """The mean difference over every HT point inside the range, the fair ones (U = 0) included."""
+    worst, _, n = PRODUCTION_DOMINANCE(u_ht, w_ht, u_b, w_b, rel_tol)
+    uniq, wmean = _baseline_curve(u_b, w_b)
+    inside = (u_ht >= uniq[0]) & (u_ht <= uniq[-1])
+    return worst, float((w_ht[inside] - np.interp(u_ht[inside], uniq, wmean)).mean()), n
+
+
+DOMINANCE_SLIPS = {"ties not averaged": _dominance_last_of_ties,
+                   "shortfall relative to the baseline": _dominance_relative_to_the_baseline,
+                   "mean difference over the fair points too": _dominance_over_every_point}
+
+
+def test_tradeoff_probe_passes_on_production():
+    audit, verdict = _tradeoff_audit(_tradeoff_ctx())
+    assert not audit.failures, audit.failures
+    assert audit.counts["trade-off dominance"] == 2 * 5 and audit.counts["verdicts"] == 1 and verdict == "reproduced"
+
+
+@pytest.mark.parametrize("slip", list(DOMINANCE_SLIPS))
+def test_tradeoff_probe_fails_on_a_slip(monkeypatch, slip):
+    """Issue 39: a slip inside the dominance statistic moves C3.1 and C5.1 together (both call it) and no
+    reference implementation of the policies sees it; the probe's own computation does."""
+    ctx = _tradeoff_ctx()
+    monkeypatch.setattr(fair_checks, "dominance", DOMINANCE_SLIPS[slip])
+    audit, _ = _tradeoff_audit(ctx)
+    assert any("p/" in f for f in audit.failures), audit.failures

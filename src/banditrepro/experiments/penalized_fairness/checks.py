@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from ... import portable
 from ...algorithms import fairness as fair
@@ -823,3 +824,99 @@ def _probe_critical_pulls(ctx, audit, result, figure, experiments, algorithm, sl
         if slack_above is not None:  # Theorem 4.2's bound: the paper's, an input here
             ok &= bool(np.all(n[arms] <= theorem_42_upper_bounds(inst)[arms] + slack_above))
     audit.verdict("claim", result.verdict, REPRODUCED if ok else NOT_REPRODUCED)
+
+
+def _reference_dominance(u_h, w_h, u_b, w_b) -> tuple[float, float, int]:
+    """(worst shortfall, mean difference, HT points compared) of C3.1 / C5.1 restated from the claim's definition,
+    by other means than :func:`dominance`: the baseline's trade-off points with equal U averaged (pandas), W_b(U)
+    linear between them (scipy); at each HT point inside the baseline's U range the relative shortfall
+    (W_b(U_HT) - W_HT) / W_HT, and the mean of W_HT - W_b(U_HT) over the HT points with 0 < U_HT < max U_b. A worst
+    shortfall within 1e-12 of 0 is 0: the claim's stated rounding of equal totals (docs/locks.md)."""
+    from scipy.interpolate import interp1d
+
+    u_h, w_h = np.asarray(u_h, dtype=np.float64), np.asarray(w_h, dtype=np.float64)
+    knots = pd.Series(np.asarray(w_b, dtype=np.float64)).groupby(np.asarray(u_b, dtype=np.float64)).mean()
+    ku, kw = knots.index.to_numpy(dtype=np.float64), knots.to_numpy(dtype=np.float64)
+    inside = (u_h >= ku[0]) & (u_h <= ku[-1])
+    if not inside.any():
+        return math.nan, math.nan, 0
+    if ku.size == 1:  # one baseline point: the curve is that point (only an HT point at that U is inside)
+        def line(x):
+            return np.full(np.shape(x), kw[0])
+    else:
+        line = interp1d(ku, kw, kind="linear", assume_sorted=True)
+    worst = float(pd.Series((line(u_h[inside]) - w_h[inside]) / w_h[inside]).max())
+    interior = inside & (u_h > 0) & (u_h < ku[-1])
+    diff = float(pd.Series(w_h[interior] - line(u_h[interior])).mean()) if interior.any() else math.nan
+    return (0.0 if abs(worst) < 1e-12 else worst), diff, int(inside.sum())
+
+
+@statistic_probe("fair_tradeoff_dominance")
+def _probe_tradeoff_dominance(ctx, audit, result, figure, panels, ht, baselines, rel_tol=0.001, z=2.0):
+    """The plotted (U, W) means against the shards' (pandas), the worst shortfall and the mean difference against
+    :func:`_reference_dominance`, their jackknife s.e. against the reference's pseudo-values (each leave-one-out
+    mean as (sum - x_i) / (n - 1), not re-averaged), the printed values, and the verdict by the band."""
+    verdicts = []
+    for panel in panels:
+        p = ctx.panel(figure, panel)
+        outs = ctx.replications(p["experiment"])
+        runs, means = {}, {}
+        for a in (ht, *baselines):
+            w = np.asarray(outs[a].curves[p["metric"]], dtype=np.float64)  # (replications, eta)
+            u = np.asarray(outs[a].curves[p["extra_metrics"][0]], dtype=np.float64)
+            runs[a], means[a] = (u, w), (pd.DataFrame(u).mean().to_numpy(), pd.DataFrame(w).mean().to_numpy())
+            u_p, w_p, _ = _tradeoff_curve(ctx, figure, panel, a)
+            audit.close("means and s.e.", f"{panel}/{a} U means", u_p, means[a][0], float(np.max(np.abs(u))))
+            audit.close("means and s.e.", f"{panel}/{a} W means", w_p, means[a][1], float(np.max(np.abs(w))))
+        n_rep = runs[ht][0].shape[0]
+        for b in baselines:
+            label = f"{panel}/{b}"
+            worst, diff, n = _reference_dominance(*means[ht], *means[b])
+            if n == 0:
+                audit.contains(label, result.measured, f"{label}: no HT point inside the baseline's U range")
+                verdicts.append(NOT_REPRODUCED)
+                continue
+            arrays = (*runs[ht], *runs[b])
+            sums = [x.sum(axis=0) for x in arrays]
+
+            def statistic(keep, i, arrays=arrays, sums=sums, full=(*means[ht], *means[b]), n_rep=n_rep):
+                if keep.all():
+                    curves = full
+                else:
+                    (out,) = np.flatnonzero(~keep)
+                    curves = [(s - x[out]) / (n_rep - 1) for x, s in zip(arrays, sums)]
+                value = _reference_dominance(*curves)[i]
+                return value if math.isfinite(value) else 0.0  # the claim's rule for a leave-one-out set without it
+
+            # the production numbers: dominance() on the summary's curves, its jackknife over the replications
+            prod_curves = (*_tradeoff_curve(ctx, figure, panel, ht)[:2], *_tradeoff_curve(ctx, figure, panel, b)[:2])
+            production = dominance(*prod_curves, rel_tol)
+
+            def production_statistic(keep, i, arrays=arrays):
+                u_h, w_h, u_b, w_b = (x[keep].mean(0) for x in arrays)
+                value = dominance(u_h, w_h, u_b, w_b, rel_tol)[i]
+                return value if math.isfinite(value) else 0.0
+
+            audit.equal("trade-off dominance", f"{label} points compared", production[2], n)
+            w_scale = float(max(np.max(np.abs(x)) for x in (runs[ht][1], runs[b][1])))
+            se_worst = ref.jackknife_se(lambda keep: statistic(keep, 0), n_rep)
+            checked = [("worst shortfall", production[0], worst, 1.0),
+                       ("jackknife s.e. of the shortfall", jackknife_se(lambda k: production_statistic(k, 0), n_rep),
+                        se_worst, 1.0)]
+            verdict = ref.band_threshold(worst, se_worst, rel_tol, below=True, z=z)
+            if not math.isnan(diff):
+                se_diff = ref.jackknife_se(lambda keep: statistic(keep, 1), n_rep)
+                checked += [("mean difference", production[1], diff, w_scale),
+                            ("jackknife s.e. of the difference",
+                             jackknife_se(lambda k: production_statistic(k, 1), n_rep), se_diff, w_scale)]
+                verdict = ref.all_hold([verdict, ref.band(diff, se_diff, z)])
+            for name, prod_value, value, scale in checked:
+                # a shortfall is relative (size 1); a difference of totals is relative to the totals
+                audit.close("trade-off dominance", f"{label} {name}", prod_value, value, scale)
+                if name != "jackknife s.e. of the difference":  # the claim prints the others (a shortfall in %)
+                    percent = 100.0 if "shortfall" in name else 1.0
+                    audit.printed(f"{label} {name}", result.measured, percent * value, percent * scale)
+            audit.contains(f"{label} points", result.measured, f"{label}: worst shortfall")
+            audit.contains(f"{label} points", result.measured, f"({n} pts)")
+            verdicts.append(verdict)
+    audit.verdict("claim", result.verdict, ref.all_hold(verdicts))
