@@ -480,6 +480,13 @@ def _replication_curves(ctx, figure, panel, algorithm):
     return np.asarray(out.curves[p["metric"]], dtype=float), np.asarray(out.curves[p["extra_metrics"][0]], dtype=float)
 
 
+def _leave_out_dominance(keep, i, u_h, w_h, u_b, w_b, rel_tol):
+    """Part ``i`` of :func:`dominance` on the means over the replications ``keep`` of per-replication (R, eta)
+    curves; 0 where a leave-one-out set has no such part (the claim's jackknife rule)."""
+    value = dominance(u_h[keep].mean(0), w_h[keep].mean(0), u_b[keep].mean(0), w_b[keep].mean(0), rel_tol)[i]
+    return value if math.isfinite(value) else 0.0
+
+
 @claim_check("fair_tradeoff_dominance")
 def tradeoff_dominance(ctx, figure, panels, ht, baselines, rel_tol=0.001, z=2.0):
     """C3.1 / C5.1: at every HT point inside a baseline's U range, W_HT >= W_b(U_HT) - rel_tol W_HT,
@@ -500,9 +507,8 @@ def tradeoff_dominance(ctx, figure, panels, ht, baselines, rel_tol=0.001, z=2.0)
                 continue
             wr_b, ur_b = _replication_curves(ctx, figure, panel, b)
 
-            def stat(keep, i, wr_h=wr_h, ur_h=ur_h, wr_b=wr_b, ur_b=ur_b):
-                d = dominance(ur_h[keep].mean(0), wr_h[keep].mean(0), ur_b[keep].mean(0), wr_b[keep].mean(0), rel_tol)
-                return d[i] if math.isfinite(d[i]) else 0.0
+            def stat(keep, i, curves=(ur_h, wr_h, ur_b, wr_b)):
+                return _leave_out_dominance(keep, i, *curves, rel_tol)
 
             se_worst = jackknife_se(lambda keep: stat(keep, 0), wr_h.shape[0])
             verdict = compare_threshold(worst, se_worst, rel_tol, below=True, z=z)
@@ -860,12 +866,13 @@ def _probe_tradeoff_dominance(ctx, audit, result, figure, panels, ht, baselines,
     for panel in panels:
         p = ctx.panel(figure, panel)
         outs = ctx.replications(p["experiment"])
-        runs, means = {}, {}
+        runs, means, plotted = {}, {}, {}
         for a in (ht, *baselines):
             w = np.asarray(outs[a].curves[p["metric"]], dtype=np.float64)  # (replications, eta)
             u = np.asarray(outs[a].curves[p["extra_metrics"][0]], dtype=np.float64)
             runs[a], means[a] = (u, w), (pd.DataFrame(u).mean().to_numpy(), pd.DataFrame(w).mean().to_numpy())
             u_p, w_p, _ = _tradeoff_curve(ctx, figure, panel, a)
+            plotted[a] = (u_p, w_p)
             audit.close("means and s.e.", f"{panel}/{a} U means", u_p, means[a][0], float(np.max(np.abs(u))))
             audit.close("means and s.e.", f"{panel}/{a} W means", w_p, means[a][1], float(np.max(np.abs(w))))
         n_rep = runs[ht][0].shape[0]
@@ -889,13 +896,10 @@ def _probe_tradeoff_dominance(ctx, audit, result, figure, panels, ht, baselines,
                 return value if math.isfinite(value) else 0.0  # the claim's rule for a leave-one-out set without it
 
             # the production numbers: dominance() on the summary's curves, its jackknife over the replications
-            prod_curves = (*_tradeoff_curve(ctx, figure, panel, ht)[:2], *_tradeoff_curve(ctx, figure, panel, b)[:2])
-            production = dominance(*prod_curves, rel_tol)
+            production = dominance(*plotted[ht], *plotted[b], rel_tol)
 
             def production_statistic(keep, i, arrays=arrays):
-                u_h, w_h, u_b, w_b = (x[keep].mean(0) for x in arrays)
-                value = dominance(u_h, w_h, u_b, w_b, rel_tol)[i]
-                return value if math.isfinite(value) else 0.0
+                return _leave_out_dominance(keep, i, *arrays, rel_tol)
 
             audit.equal("trade-off dominance", f"{label} points compared", production[2], n)
             w_scale = float(max(np.max(np.abs(x)) for x in (runs[ht][1], runs[b][1])))
