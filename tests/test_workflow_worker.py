@@ -174,15 +174,57 @@ def test_the_worker_preloads_every_script_that_hands_off():
 
 def test_the_hand_off_speaks_the_workers_protocol(monkeypatch):
     """worker_handoff.py cannot import the package (it must stay light): its constants are the worker's."""
+    handoff = _load_handoff(monkeypatch)
+    for name in ("PROTOCOL", "SOCKET_VARIABLE", "INSIDE_VARIABLE"):
+        assert getattr(handoff, name) == getattr(workflow_worker, name), name
+    assert workflow_worker.HANDOFF_MODULE == "worker_handoff"
+
+
+def _load_handoff(monkeypatch):
     import importlib.util
 
     monkeypatch.delenv(workflow_worker.SOCKET_VARIABLE, raising=False)  # importing it then hands nothing off
     spec = importlib.util.spec_from_file_location("worker_handoff_under_test", SCRIPTS / "worker_handoff.py")
     handoff = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(handoff)
-    for name in ("PROTOCOL", "SOCKET_VARIABLE", "INSIDE_VARIABLE"):
-        assert getattr(handoff, name) == getattr(workflow_worker, name), name
-    assert workflow_worker.HANDOFF_MODULE == "worker_handoff"
+    return handoff
+
+
+@pytest.mark.parametrize(("replies", "status"), [
+    (b'{"accepted": true}\n{"exit": 3}\n', 3),  # the job ended before the client read "accepted": one read
+    (b'{"accepted": true}\n', 1),  # the worker stopped while the job ran
+    (b'{"accepted": false, "say": "another environment"}\n', None),  # refused: run it here
+], ids=["both-replies-in-one-read", "worker-stopped", "refused"])
+def test_the_hand_off_reads_replies_that_arrive_together(monkeypatch, tmp_path, replies, status):
+    """A worker whose replies reach the client in one read (a job that ends before its client, waiting for a
+    core, reads "accepted") gives the job's exit status; seen as "JSONDecodeError: Extra data" on a loaded
+    AVX-512 VM when the client read a chunk per reply."""
+    import socket
+    import threading
+
+    handoff = _load_handoff(monkeypatch)
+    path = tmp_path / "worker.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+
+    def fake_worker():
+        conn, _ = listener.accept()
+        with conn:
+            _, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+            for fd in fds:
+                os.close(fd)
+            conn.sendall(replies)  # both lines in one write, before the client reads either
+
+    server = threading.Thread(target=fake_worker)
+    server.start()
+    monkeypatch.setenv(workflow_worker.SOCKET_VARIABLE, str(path))
+    monkeypatch.delenv(workflow_worker.INSIDE_VARIABLE, raising=False)
+    try:
+        assert handoff._send("toy.py", b"job") == status
+    finally:
+        server.join(timeout=10)
+        listener.close()
 
 
 MUTANT_TOY = textwrap.dedent("""

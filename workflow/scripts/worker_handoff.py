@@ -29,15 +29,14 @@ def _frame(data: bytes) -> bytes:
     return struct.pack("!I", len(data)) + data
 
 
-def _reply(conn: socket.socket) -> dict | None:
-    """One JSON line from the worker, or None where it closed the connection first."""
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = conn.recv(4096)
-        if not chunk:
-            return None
-        data += chunk
-    return json.loads(data)
+def _reply(replies) -> dict | None:
+    """The worker's next JSON line from ``replies`` (the connection as a buffered binary file), or None where it
+    closed the connection first. Line by line, not a read per reply: a job that ends before this process reads
+    "accepted" (a fast job, or a client the scheduler let wait) leaves both lines in one read."""
+    line = replies.readline()
+    if not line.endswith(b"\n"):
+        return None
+    return json.loads(line)
 
 
 def _send(script: str, payload: bytes, **extra) -> int | None:
@@ -52,13 +51,13 @@ def _send(script: str, payload: bytes, **extra) -> int | None:
     except OSError:
         conn.close()
         return None
-    with conn:
+    with conn, conn.makefile("rb") as replies:
         header = {"protocol": PROTOCOL, "script": script, "argv": list(sys.argv), "cwd": os.getcwd(),
                   "environ": dict(os.environ), "path": list(sys.path), "executable": sys.executable,
                   "prefix": sys.prefix, **extra}
         try:
             socket.send_fds(conn, [_frame(json.dumps(header).encode()) + _frame(payload)], [0, 1, 2])
-            accepted = _reply(conn)
+            accepted = _reply(replies)
         except OSError:
             return None
         if not accepted or not accepted.get("accepted"):
@@ -67,7 +66,7 @@ def _send(script: str, payload: bytes, **extra) -> int | None:
             return None
         # from here the job runs in the worker: never run it a second time here
         try:
-            done = _reply(conn)
+            done = _reply(replies)
         except OSError:
             done = None
     if done is None:
