@@ -16,6 +16,13 @@ visiting only subtrees whose winner reaches it.
 
 Fenwick tree over 0/1 flags of the arms (P + 1 counts, entry 0 unused): the number of flagged arms
 before an arm, and the k-th flagged arm in index order.
+
+Reference counts. A kernel that only reads and writes the arrays it is handed (no allocation, no array it
+keeps) is compiled without numba's reference counting (``_nrt=False``) and called, not inlined: an inlined
+kernel's array arguments become the caller's variables, and numba brackets each of them with an atomic
+increment and decrement of its reference count that its pruning does not remove around loops and branches.
+In a SAT-UCB step those atomic operations took about 40 % of the loop's time (issue 41). The caller holds
+every array for the duration of the call, so none can be freed under the kernel.
 """
 
 from __future__ import annotations
@@ -46,7 +53,7 @@ def new_tournament(n_trees, n):
     return values, winner
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def tournament_reset(values, winner, tree):
     """Every leaf of tree ``tree`` to -inf (the left leaf wins every match)."""
     p = values.shape[1]
@@ -57,7 +64,7 @@ def tournament_reset(values, winner, tree):
         winner[tree, v] = winner[tree, 2 * v]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def tournament_set(values, winner, tree, leaf, value):
     """Set leaf ``leaf`` of tree ``tree`` to ``value`` and replay the matches on its path to the root."""
     p = values.shape[1]
@@ -73,13 +80,13 @@ def tournament_set(values, winner, tree, leaf, value):
         v >>= 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def tournament_top(winner, tree):
     """The first index among the largest values of tree ``tree``."""
     return winner[tree, 1]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def tournament_next(values, winner, tree, threshold, leaf):
     """The first leaf after ``leaf`` (-1: from the start) whose value is >= ``threshold``, or -1 if none.
 
@@ -105,7 +112,7 @@ def tournament_next(values, winner, tree, threshold, leaf):
     return v - p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def fenwick_add(tree, arm, delta):
     """Add ``delta`` to the flag of ``arm``."""
     i = arm + 1
@@ -115,7 +122,7 @@ def fenwick_add(tree, arm, delta):
         i += i & -i
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def fenwick_find(tree, k):
     """The arm holding the ``k``-th flag (0-based k, arms in increasing index order); ``tree`` has P + 1
     entries, P a power of two."""

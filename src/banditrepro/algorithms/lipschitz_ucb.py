@@ -9,7 +9,8 @@ Finite-armed learner: UCB(delta = 1/H^2) of Lattimore and Szepesvari, Thm 7.2 (c
 pull arms 0..K-1 once each in index order, then argmax_j mu_j + sqrt(4 ln(H) / n_j), first index on
 ties, with H the horizon the instance was created for (the indices are kept in a tournament tree,
 :mod:`.arm_trees`: O(log K) per step instead of a scan of all K). If H < K only the first H arms are ever
-pulled (that is what the literal algorithm does).
+pulled (that is what the literal algorithm does). The kernels are compiled without reference counts
+(:mod:`.arm_trees`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def cell_centres(cells: int, dim: int) -> np.ndarray:
     return np.array(list(itertools.product(axis, repeat=dim)), dtype=np.float64).reshape(-1, dim)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ucb_reset(counts, sums, index, winner, n_arms):
     """Start an instance on arms 0..n_arms-1: no pulls; ``index`` and ``winner`` hold the tournament tree of
     the arms' UCB indices (:func:`.arm_trees.new_tournament` with one tree)."""
@@ -52,7 +53,7 @@ def ucb_reset(counts, sums, index, winner, n_arms):
     tournament_reset(index, winner, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ucb_choose(step, winner, n_arms):
     """UCB(1/H^2) arm for the ``step``-th pull (1-based) of the instance.
 
@@ -70,7 +71,7 @@ def ucb_index(count, total, log_horizon):
     return total / count + math.sqrt(4.0 * log_horizon / count)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ucb_update(counts, sums, index, winner, arm, reward, log_horizon):
     counts[arm] += 1.0
     sums[arm] += reward

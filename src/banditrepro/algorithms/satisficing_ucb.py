@@ -32,6 +32,8 @@ Rounding: with eps = 2^-53, q = sqrt(n) as cached and G = (max|mu| + |S|) max q 
 (rho - 1) R_t differs from min(k, R_t) (and the key from k) by less than 20 eps G, and the printed UCB test
 and the key disagree on k >= -R_t only within 4 eps G of -R_t; PRUNE_SLACK G = 10^-12 G is about
 9,000 eps G, over 400 times the larger bound (and G is over-estimated: max|mu| and max q of the run so far).
+
+The step kernels are called, not inlined, and compiled without reference counts (:mod:`.arm_trees`).
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def _reaches(values, counts, arm):
     return counts[arm] > 0.0 and values[WAIT_TREE, arm] == -math.inf
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sat_ucb_reset(counts, sums, means, root_counts, values, winner, reach_tree, state, n_arms):
     """Start a run on arms 0..n_arms-1: no pulls, an empty index."""
     counts[:n_arms] = 0.0
@@ -89,7 +91,7 @@ def sat_ucb_reset(counts, sums, means, root_counts, values, winner, reach_tree, 
     state[:] = 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def sat_ucb_update(counts, sums, means, root_counts, values, winner, reach_tree, state, arm, reward, level):
     """Count the pull of ``arm`` and re-index it."""
     was_pulled = counts[arm] > 0.0
@@ -121,7 +123,7 @@ def sat_ucb_update(counts, sums, means, root_counts, values, winner, reach_tree,
     state[ROOT_MAX] = max(state[ROOT_MAX], q)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def sat_ucb_choose(t, means, root_counts, n_arms, level, plus, stream, values, winner, reach_tree, state):
     """Arm for the next pull after ``t`` pulls; ``plus`` selects SAT-UCB+.
 

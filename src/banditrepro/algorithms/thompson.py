@@ -12,6 +12,8 @@ Beta-Bernoulli TS (Agrawal and Goyal 2012/2017, Algorithm 1): with k_j pulls and
 (rewards in {0, 1}) the posterior of arm j under a Beta(1, 1) prior is Beta(1 + s_j, 1 + k_j - s_j);
 each step draws theta_j from it (arm order, :func:`banditrepro.rng.stream_beta`) and pulls argmax theta
 (first index on exact ties). The update is the same bookkeeping as the Gaussian one (k_j, s_j).
+
+The kernels are compiled without reference counts (:mod:`.arm_trees`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from numba import njit
 from .. import rng
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gaussian_ts_choose(counts, sums, n_arms, stream):
     """Arm with the largest posterior draw; ``counts``/``sums`` hold k_j and s_j (first n_arms used)."""
     best = 0
@@ -37,7 +39,7 @@ def gaussian_ts_choose(counts, sums, n_arms, stream):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gaussian_ts_update(counts, sums, arm, reward):
     counts[arm] += 1.0
     sums[arm] += reward
@@ -49,7 +51,7 @@ def beta_posterior(count, successes):
     return 1.0 + successes, 1.0 + count - successes
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def beta_ts_choose(counts, sums, n_arms, stream):
     """Arm with the largest Beta(1 + s_j, 1 + k_j - s_j) draw (``sums`` = successes s_j, first n_arms used)."""
     best = 0

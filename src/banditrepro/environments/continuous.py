@@ -66,12 +66,38 @@ def noise(noise_key, t):
 
 
 @njit(cache=True)
-def observe(reward_code, mean, sigma, noise_key, t):
-    """Observed reward of step t (1-based) at an arm of true mean ``mean``: ``mean + sigma * eps_t``
-    or, for Bernoulli rewards, 1{u_t <= mean} (``sigma`` unused). Common random numbers by step."""
+def step_draw(reward_code, noise_key, t):
+    """The draw of step t (1-based) that every algorithm's observation of that step is made of: ``eps_t``
+    (Gaussian rewards) or ``u_t`` (Bernoulli rewards). Common random numbers by step."""
     if reward_code == BERNOULLI_REWARDS:
-        return bernoulli_draw(rng.uniform(noise_key, rng.TAG_ENV, 1, t), mean)
-    return mean + sigma * noise(noise_key, t)
+        return rng.uniform(noise_key, rng.TAG_ENV, 1, t)
+    return noise(noise_key, t)
+
+
+@njit(cache=True)
+def fill_step_draws(reward_code, noise_key, draws):
+    """``draws[t]`` = :func:`step_draw` of step t for t = 1..len(draws) - 1 (``draws[0]`` unused).
+
+    A draw depends on the step only, not on the arm or the run, so a loop that replays the first steps of a
+    replication several times (one run per horizon) draws them once per replication here."""
+    for t in range(1, draws.shape[0]):
+        draws[t] = step_draw(reward_code, noise_key, t)
+
+
+@njit(cache=True)
+def observe_draw(reward_code, mean, sigma, draw):
+    """Observed reward at an arm of true mean ``mean`` from its step's :func:`step_draw`: ``mean + sigma *
+    eps_t`` or, for Bernoulli rewards, 1{u_t <= mean} (``sigma`` unused)."""
+    if reward_code == BERNOULLI_REWARDS:
+        return bernoulli_draw(draw, mean)
+    return mean + sigma * draw
+
+
+@njit(cache=True)
+def observe(reward_code, mean, sigma, noise_key, t):
+    """Observed reward of step t (1-based) at an arm of true mean ``mean`` (:func:`observe_draw` of the
+    step's :func:`step_draw`)."""
+    return observe_draw(reward_code, mean, sigma, step_draw(reward_code, noise_key, t))
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,14 @@ from ...algorithms.satisficing_ucb import new_index, sat_ucb_choose, sat_ucb_res
 from ...algorithms.select import ORACLE_BETA_TS, ORACLE_TS, ORACLE_UNIFORM_UCB
 from ...algorithms.thompson import beta_ts_choose, beta_ts_update, gaussian_ts_choose, gaussian_ts_update
 from ...engine import SimulationOutput
-from ...environments.continuous import MeanFunctionEnvironment, env_mean, noise, observe
+from ...environments.continuous import (
+    GAUSSIAN_REWARDS,
+    MeanFunctionEnvironment,
+    env_mean,
+    fill_step_draws,
+    observe,
+    observe_draw,
+)
 
 POLICY_TS = 0
 POLICY_UNIFORM_UCB = 1
@@ -61,14 +68,33 @@ PHASE_ORACLE, PHASE_FORCED, PHASE_TEST = 1, 2, 3
 
 
 @njit(cache=True)
+def same_run(policy, arm_means, arm_counts, run_horizons, g, h):
+    """Whether runs g and h of :func:`run_index_policy` take the same arms as long as neither has drawn from
+    its policy stream: the same arm set and, for Uniform UCB (whose index has ln H), the same horizon."""
+    n_arms = arm_counts[g]
+    if arm_counts[h] != n_arms or (policy == POLICY_UNIFORM_UCB and run_horizons[g] != run_horizons[h]):
+        return False
+    for j in range(n_arms):
+        if arm_means[g, j] != arm_means[h, j]:
+            return False
+    return True
+
+
+@njit(cache=True)
 def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, level, r_star, sigma,
                      reward_code, noise_keys, policy_keys, checkpoints, curves):
-    """Finite-armed index policies (rewards drawn by :func:`observe` with ``reward_code``).
+    """Finite-armed index policies (rewards drawn by :func:`observe_draw` with ``reward_code``).
 
     ``arm_means`` (G, K_max) / ``arm_counts`` (G,): the arm set of run g. ``per_horizon`` False:
     G = 1, one run of length checkpoints[-1] read at every checkpoint. True: G = C, run g has
     horizon checkpoints[g] and fills column g only. ``run_horizons[g]`` is the H of Uniform UCB's
     ln H. ``curves``: (R, 3, C).
+
+    Per horizon, runs g < h with the same arm set (:func:`same_run`: SAT-UCB(+) on grids of equal size)
+    see the same draw at every step and differ only in their policy streams (sub-stream g against h), so
+    run g is the first checkpoints[g] steps of run h if run h has not drawn from its stream by then: run h
+    also fills column g in that case, and run g is played on its own only otherwise. The steps' draws are
+    made once per replication (:func:`fill_step_draws`), not once per run.
     """
     n_reps = noise_keys.shape[0]
     n_runs = arm_counts.shape[0]
@@ -81,11 +107,25 @@ def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, l
     root_counts = np.zeros(k_max)
     sat_values, sat_winner, reach_tree, sat_state = new_index(k_max)  # SAT-UCB(+)'s index
     stream = np.empty(4, dtype=np.uint64)
+    draws = np.zeros(checkpoints[n_chk - 1] + 1)
+    filled = np.zeros(n_chk, dtype=np.bool_)
     plus = policy == POLICY_SAT_UCB_PLUS
     sat_ucb = policy == POLICY_SAT_UCB or plus
     for r in range(n_reps):
-        noise_key = noise_keys[r]
-        for g in range(n_runs):
+        fill_step_draws(reward_code, noise_keys[r], draws)
+        filled[:] = False
+        first = 0
+        while first < n_runs:
+            if filled[first]:
+                first += 1
+                continue
+            # play the last run of the unfilled runs from ``first`` on that take the same arms; it fills its own
+            # column and those from ``first`` on that it reaches before its first policy draw (the others are
+            # played next, each as the last of the runs still unfilled)
+            g = first
+            while per_horizon and g + 1 < n_runs and not filled[g + 1] and same_run(policy, arm_means, arm_counts,
+                                                                                   run_horizons, first, g + 1):
+                g += 1
             stream[0] = policy_keys[r]
             stream[1] = rng.TAG_POLICY
             stream[2] = g
@@ -104,7 +144,7 @@ def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, l
             sat = 0.0
             reg = 0.0
             rew = 0.0
-            c = g if per_horizon else 0
+            c = first if per_horizon else 0
             for t in range(1, horizon + 1):
                 if policy == POLICY_TS:
                     arm = gaussian_ts_choose(counts, sums, n_arms, stream)
@@ -116,7 +156,7 @@ def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, l
                     arm = sat_ucb_choose(t - 1, means, root_counts, n_arms, level, plus, stream, sat_values, sat_winner,
                                          reach_tree, sat_state)
                 mean = arm_means[g, arm]
-                y = observe(reward_code, mean, sigma, noise_key, t)
+                y = observe_draw(reward_code, mean, sigma, draws[t])
                 if policy == POLICY_UNIFORM_UCB:
                     ucb_update(counts, sums, index, winner, arm, y, log_h)
                 elif policy == POLICY_TS:
@@ -129,26 +169,26 @@ def run_index_policy(policy, arm_means, arm_counts, run_horizons, per_horizon, l
                 sat += max(level - mean, 0.0)
                 reg += r_star - mean
                 rew += y
-                if per_horizon:
-                    if t == horizon:
+                if t == checkpoints[c]:
+                    # per horizon: column c < g is run c's only while run g has not drawn from its stream
+                    if not per_horizon or c == g or stream[3] == 0:
                         curves[r, 0, c] = sat
                         curves[r, 1, c] = reg
                         curves[r, 2, c] = rew
-                elif t == checkpoints[c]:
-                    curves[r, 0, c] = sat
-                    curves[r, 1, c] = reg
-                    curves[r, 2, c] = rew
+                        filled[c] = True
                     c += 1
 
 
 @njit(cache=True)
 def run_convex_1d(env_code, env_params, level, r_star, sigma, noise_keys, checkpoints, curves):
-    """Agarwal et al.'s 1-D algorithm, one run of horizon checkpoints[g] per column g."""
+    """Agarwal et al.'s 1-D algorithm, one run of horizon checkpoints[g] per column g (Gaussian noise, its
+    draws made once per replication for all runs)."""
     n_reps = noise_keys.shape[0]
     state = np.zeros(CONVEX_STATE_SIZE)
     point = np.zeros(1)
+    noise = np.zeros(checkpoints[checkpoints.shape[0] - 1] + 1)
     for r in range(n_reps):
-        noise_key = noise_keys[r]
+        fill_step_draws(GAUSSIAN_REWARDS, noise_keys[r], noise)
         for g in range(checkpoints.shape[0]):
             horizon = checkpoints[g]
             convex_reset(state, horizon, sigma)
@@ -158,7 +198,7 @@ def run_convex_1d(env_code, env_params, level, r_star, sigma, noise_keys, checkp
             for t in range(1, horizon + 1):
                 point[0] = convex_choose(state)
                 mean = env_mean(env_code, env_params, point)
-                y = mean + sigma * noise(noise_key, t)
+                y = mean + sigma * noise[t]
                 convex_update(state, y)
                 sat += max(level - mean, 0.0)
                 reg += r_star - mean
@@ -168,7 +208,7 @@ def run_convex_1d(env_code, env_params, level, r_star, sigma, noise_keys, checkp
             curves[r, 2, g] = rew
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counts on the arrays of every pull (algorithms.arm_trees)
 def _pull(mean, pos, noise_key, sigma, reward_code, level, r_star, acc, checkpoints, curves, r, round_index):
     """One step on an arm of true mean ``mean``: observation, regret bookkeeping, checkpoint."""
     t = pos[0] + 1
