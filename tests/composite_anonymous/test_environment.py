@@ -22,13 +22,13 @@ def naive_observations(x, weights_of_lag, T):
 
 def run_blocks(shape, means, arms_per_block, lengths, key):
     T = int(np.sum(lengths))
-    x, prefix, arrivals, rec = ce.new_state(shape.kind, T, shape.delay_high, len(shape.exp_rate))
+    x, prefix, arrivals, rec, tail = ce.new_state(shape.kind, T, shape.delay_high, len(shape.exp_rate))
     pulls = np.zeros(len(means), dtype=np.int64)
     sums, t = [], 0
     for a, n in zip(arms_per_block, lengths):
         sums.append(ce.play_block(shape.kind, shape.cumulative, shape.exp_coef, shape.exp_rate, shape.delay_low,
                                   shape.delay_high, shape.discount, np.asarray(means, float), np.uint64(key), x,
-                                  prefix, arrivals, rec, pulls, t, int(a), int(n)))
+                                  prefix, arrivals, rec, tail, pulls, t, int(a), int(n)))
         t += n
     return np.array(sums), x[:T]
 
@@ -82,6 +82,28 @@ def test_block_sums_are_sums_of_slot_observations(lengths, data):
         edges = np.concatenate([[0], np.cumsum(lengths)])
         expected = [y[a:b].sum() for a, b in zip(edges[:-1], edges[1:])]
         np.testing.assert_allclose(sums, expected, rtol=1e-9, atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n_exp=st.integers(1, 120), src=st.integers(-12, 20), seed=st.integers(0, 2**32 - 1),
+       binary=st.booleans(), total=st.floats(0.0, 1e3))
+def test_far_tail_batch_is_bit_for_bit_the_slot_steps(n_exp, src, seed, binary, total):
+    """The batched far tail (eight sums side by side) equals TAIL_BATCH one-slot steps to the last bit:
+    the same total, the same recursion states (the polynomial kernel's outputs must not move)."""
+    rng = np.random.default_rng(seed)
+    rate = rng.uniform(0.0, 1.0, n_exp)
+    coef = rng.exponential(1e-2, n_exp) * rng.uniform(0.0, 1.0, n_exp) ** 8  # wide spread of magnitudes
+    rec0 = rng.exponential(1.0, n_exp) * rng.uniform(0.0, 1.0, n_exp) ** 8
+    x = (rng.random(40) < 0.6).astype(float) if binary else rng.uniform(0.0, 3.0, 40)
+    rec_slot = rec0.copy()
+    expected = total
+    for j in range(ce.TAIL_BATCH):
+        expected += ce._far_tail_slot(x, coef, rate, rec_slot, src + j)
+    rec_batch = rec0.copy()
+    states = np.full((ce.TAIL_BATCH, n_exp), np.nan)
+    got = ce._far_tail_batch(x, coef, rate, rec_batch, states, src, total)
+    assert np.float64(got).tobytes() == np.float64(expected).tobytes()
+    assert rec_batch.tobytes() == rec_slot.tobytes()
 
 
 def test_random_delay_arrivals_and_zero_delay_same_slot():

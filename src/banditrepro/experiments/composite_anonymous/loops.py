@@ -41,13 +41,13 @@ def play_and_record(env, key, buffers, pulls, t, arm, length, checkpoints, ci, r
     """Pull ``arm`` in slots t..t+length-1 of the stochastic environment and extend the pseudo-regret curve.
 
     ``env`` = (kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means) and ``buffers`` =
-    :func:`~banditrepro.environments.composite.new_state`'s (x, prefix, arrivals, rec). Returns (sum of the
+    :func:`~banditrepro.environments.composite.new_state`'s (x, prefix, arrivals, rec, tail). Returns (sum of the
     observations, next checkpoint index, regret after the block).
     """
     kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means = env
-    x, prefix, arrivals, rec = buffers
+    x, prefix, arrivals, rec, tail = buffers
     y = play_block(kind, cum, exp_coef, exp_rate, delay_low, delay_high, discount, means, key,
-                   x, prefix, arrivals, rec, pulls, t, arm, length)
+                   x, prefix, arrivals, rec, tail, pulls, t, arm, length)
     ci = record_block(checkpoints, ci, t, length, reg, gaps[arm], regret_row)
     return y, ci, reg + gaps[arm] * length
 
