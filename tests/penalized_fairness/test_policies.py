@@ -313,3 +313,31 @@ def test_batch_rows_sharing_a_replication_equal_rows_run_alone():
         alone = loops.run_batch("ht_ucb", env_kind, params[b:b + 1], env_params, env_rows[b:b + 1], keys[b:b + 1],
                              keys[b:b + 1] + np.uint64(1), subs[b:b + 1], horizons[b:b + 1], steps)
         np.testing.assert_array_equal(together[b], alone[0])
+
+
+@pytest.mark.parametrize("env_kind", sorted(loops.ENV_IDS))
+def test_reward_table_chunks_are_the_per_pull_draws(env_kind):
+    """``_fill_rewards`` (the batch loop's table, filled a chunk at a time) holds, bit for bit, the
+    rewards the reward model's step draws one pull at a time, whatever the chunk boundaries."""
+    from banditrepro.environments import finite
+
+    steps = {"gaussian": finite.GAUSSIAN.step, "bernoulli": finite.BERNOULLI.step, "beta": finite.BETA.step,
+             "beta_johnk": loops._beta_johnk_step, "categorical": finite.CATEGORICAL.step}
+    env = {"gaussian": np.array([[0.3, 0.8], [0.5, 0.1]]), "bernoulli": np.array([[0.3, 0.8]]),
+           "beta": np.array([[2.0, 0.5], [3.0, 0.7]]), "beta_johnk": np.array([[0.3, 0.8], [0.7, 0.2]]),
+           "categorical": np.array([[0.2, 0.5], [0.7, 0.5], [1.0, 1.0], [1.0, 1.0], [2.0, 4.0], [3.0, 5.0]])}[env_kind]
+    key, n = np.uint64(4242), 301
+    obs = np.zeros(1)
+    state = np.zeros(2)
+    expected = np.empty((2, n))
+    for arm in range(2):
+        for i in range(n):
+            steps[env_kind](env, state, key, 1, arm, i, obs)
+            expected[arm, i] = obs[0]
+    table = np.full((2, n), np.nan)
+    fill_state = np.zeros(2)
+    for arm in range(2):
+        bounds = [0, 1, 8, 40, 41, 72, n]  # odd and even starts (the Gaussian spare)
+        for start, stop in zip(bounds[:-1], bounds[1:]):
+            loops._fill_rewards(loops.ENV_IDS[env_kind], env, fill_state, key, arm, start, stop, obs, table)
+    np.testing.assert_array_equal(table.view(np.uint64), expected.view(np.uint64))

@@ -35,6 +35,7 @@ BETA_JOHNK = 4  # rows: alpha, beta with alpha + beta <= 1 (Johnk's sampler, see
 ENV_IDS = {"gaussian": GAUSSIAN, "bernoulli": BERNOULLI, "beta": BETA, "categorical": CATEGORICAL,
            "beta_johnk": BETA_JOHNK}
 _JOHNK_TRIES = 32
+_FILL_CHUNK = 32  # rewards drawn per refill of an arm's table (at most 31 drawn and never read)
 
 _gaussian_step = finite.GAUSSIAN.step
 _bernoulli_step = finite.BERNOULLI.step
@@ -83,27 +84,38 @@ def _beta_johnk_step(env_params, env_state, noise_key, t, arm, pull_index, obs):
 
 
 @njit(cache=True)
-def _env_step(env_kind, env_params, env_state, noise_key, t, arm, pull_index, obs):
+def _fill_rewards(env_kind, env, fill_state, noise_key, arm, start, stop, obs, rewards):
+    """Rewards ``start``..``stop - 1`` of ``arm`` into the replication's reward table.
+
+    One call per chunk of ``_FILL_CHUNK`` pulls, and one loop per reward model with the model's step
+    inside: a call per draw into a compiled function that receives arrays costs numba's reference
+    counting, and so does a dispatch on ``env_kind`` inside the loop when its other branches call
+    (measured per Gaussian reward: ~100 ns drawn one per call through a dispatcher, 16 ns here;
+    Bernoulli 120 -> 28 ns, Johnk Beta 150 -> 77 ns). Each arm's table is filled in increasing pull
+    index from a zero ``fill_state``, so the Gaussian arms' spare normal pairs pulls 2j and 2j + 1
+    exactly as in a single run, and a reward is a pure function of (environment, noise key, arm,
+    pull index): a reward drawn ahead and never read changes no number. No reward model reads the
+    round ``t``; 0 is passed."""
     if env_kind == GAUSSIAN:
-        _gaussian_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
+        for i in range(start, stop):
+            _gaussian_step(env, fill_state, noise_key, 0, arm, i, obs)
+            rewards[arm, i] = obs[0]
     elif env_kind == BERNOULLI:
-        _bernoulli_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
+        for i in range(start, stop):
+            _bernoulli_step(env, fill_state, noise_key, 0, arm, i, obs)
+            rewards[arm, i] = obs[0]
     elif env_kind == BETA:
-        _beta_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
+        for i in range(start, stop):
+            _beta_step(env, fill_state, noise_key, 0, arm, i, obs)
+            rewards[arm, i] = obs[0]
     elif env_kind == BETA_JOHNK:
-        _beta_johnk_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
+        for i in range(start, stop):
+            _beta_johnk_step(env, fill_state, noise_key, 0, arm, i, obs)
+            rewards[arm, i] = obs[0]
     else:
-        _categorical_step(env_params, env_state, noise_key, t, arm, pull_index, obs)
-
-
-@njit(cache=True)
-def _draw_reward(env_kind, env, fill_state, noise_key, arm, pull_index, obs, rewards):
-    """Reward ``pull_index`` of ``arm`` into the replication's reward table (called once per
-    (arm, pull index) and replication, in increasing pull index per arm, so the Gaussian arms' spare
-    normal in ``fill_state`` pairs pulls 2j and 2j + 1 exactly as in a single run). No reward model
-    reads the round ``t``; 0 is passed."""
-    _env_step(env_kind, env, fill_state, noise_key, 0, arm, pull_index, obs)
-    rewards[arm, pull_index] = obs[0]
+        for i in range(start, stop):
+            _categorical_step(env, fill_state, noise_key, 0, arm, i, obs)
+            rewards[arm, i] = obs[0]
 
 
 @njit(cache=True)
@@ -122,7 +134,7 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
     Rows run one after the other on one thread (a Snakemake job is one core; parallelism comes from
     the shards). Rows are independent (own state, own policy sub-stream), and a reward is a pure
     function of (environment, noise key, arm, pull index), so the rows of one replication (one per
-    eta, T or case) read it from a table filled on first use instead of drawing it again: the same
+    eta, T or case) read it from a table filled (in chunks) on first use instead of drawing it again: the same
     numbers, drawn once per replication instead of once per row.
 
     Every step is a selector of :mod:`banditrepro.algorithms.fairness` (``ht_ucb_choose``,
@@ -192,9 +204,10 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
             else:
                 arm = fair.flearn_choose(t, count, mean, isq, tau, scale, scores, stream, radius[t])
             pull = int(count[arm])  # reward: pull `pull` of `arm`, from the replication's table
-            if pull == filled[arm]:
-                _draw_reward(env_kind, env, fill_state, noise_key, arm, pull, obs, rewards)
-                filled[arm] = pull + 1
+            if pull == filled[arm]:  # the next chunk of this arm's rewards
+                stop = min(pull + _FILL_CHUNK, t_max)
+                _fill_rewards(env_kind, env, fill_state, noise_key, arm, pull, stop, obs, rewards)
+                filled[arm] = stop
             fair.record_pull(count, total, mean, isq, arm, rewards[arm, pull], inv_sqrt[pull + 1])
             if algorithm == fair.LFG_ID:
                 fair.update_queues(queue, tau, arm)
