@@ -17,10 +17,12 @@ ties are broken uniformly at random among exact maxima with the policy stream.
 These are the policies the paper's results come from: the experiments' batch loop
 (:mod:`banditrepro.experiments.penalized_fairness.loops`) runs many rows in one compiled call and
 calls a ``*_choose`` selector, :func:`record_pull` and (LFG) :func:`update_queues` on every step.
-They are ``inline="always"``: a call per step into a compiled function that receives arrays would
-cost numba's reference counting on every step. (Measured: one more inlined level, a ``choose_arm``
-dispatching to the three selectors, made the batch loop about 17% slower with the same numbers, so
-the loop dispatches itself.) The loop draws rewards, so it lives with the paper (algorithms/ imports
+They only read and write the arrays they are handed, so they are compiled without numba's reference
+counting (``_nrt=False``) and called, not inlined (see :mod:`banditrepro.algorithms.arm_trees`): inlined,
+each array argument became a variable of the batch loop that numba incremented and decremented
+atomically around every step, which cost 10-45% of the loop (issue 41). (Measured earlier, inlined: one
+more level, a ``choose_arm`` dispatching to the three selectors, made the loop about 17% slower, so the
+loop dispatches itself.) The loop draws rewards, so it lives with the paper (algorithms/ imports
 no environment). ``tests/kernel_oracles/fairness.py`` keeps an independent engine-protocol form of
 the three policies that the tests compare these with, step for step.
 
@@ -70,7 +72,7 @@ def _tie_pick(scores, best, count, stream):
 # t > K (rounds 1..K pull arm t) with ``radius_scale`` = sqrt(2 ln t).
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def ht_ucb_choose(t, count, mean, inv_sqrt_n, tau, penalty, scores, stream, radius_scale):
     """HT-UCB arm: argmax m_k + A_k 1{N_k < tau_k t} + sqrt(2 ln t) / sqrt(N_k)."""
     best = -math.inf
@@ -92,7 +94,7 @@ def ht_ucb_choose(t, count, mean, inv_sqrt_n, tau, penalty, scores, stream, radi
     return _tie_pick(scores, best, ties, stream)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def ucb_choose(mean, inv_sqrt_n, scores, stream, radius_scale):
     """UCB1 arm from the same statistics (every N_k >= 1)."""
     best = -math.inf
@@ -112,7 +114,7 @@ def ucb_choose(mean, inv_sqrt_n, scores, stream, radius_scale):
     return _tie_pick(scores, best, ties, stream)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def flearn_choose(t, count, mean, inv_sqrt_n, tau, alpha, scores, stream, radius_scale):
     """Flearn arm: the largest deficit tau_k (t-1) - N_k if it exceeds alpha, else the UCB1 arm."""
     best = -math.inf
@@ -134,7 +136,7 @@ def flearn_choose(t, count, mean, inv_sqrt_n, tau, alpha, scores, stream, radius
     return _tie_pick(scores, best, ties, stream)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def lfg_choose(mean, inv_sqrt_n, queue, eta0, rcap, scores, stream, radius_scale):
     """LFG arm: argmax Q_k + eta0 min(m_k + sqrt(2 ln t) / sqrt(N_k), rcap), start-of-round queues."""
     best = -math.inf
@@ -157,7 +159,7 @@ def lfg_choose(mean, inv_sqrt_n, queue, eta0, rcap, scores, stream, radius_scale
     return _tie_pick(scores, best, ties, stream)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def record_pull(count, total, mean, inv_sqrt_n, arm, reward, inv_sqrt_count):
     """Pull count, reward sum and the cached mean and 1/sqrt(N) (``inv_sqrt_count``, the caller's
     table value of 1/sqrt(N_k + 1)) of the pulled arm."""
@@ -169,7 +171,7 @@ def record_pull(count, total, mean, inv_sqrt_n, arm, reward, inv_sqrt_count):
     inv_sqrt_n[arm] = inv_sqrt_count
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def update_queues(queue, tau, arm):
     """LFG virtual queues: Q_k <- max(Q_k + tau_k - 1{k = arm}, 0) for every arm."""
     for k in range(queue.shape[0]):

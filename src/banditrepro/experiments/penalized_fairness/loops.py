@@ -139,7 +139,7 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
 
     Every step is a selector of :mod:`banditrepro.algorithms.fairness` (``ht_ucb_choose``,
     ``lfg_choose``, ``flearn_choose``; rounds 1..K pull arm t), a reward from the table, and
-    ``record_pull`` (and LFG's ``update_queues``), all inlined into this loop.
+    ``record_pull`` (and LFG's ``update_queues``), each a call without reference counting.
     ``tests/penalized_fairness`` compares the pull counts with the engine running the oracle kernels
     of ``tests/kernel_oracles/fairness.py``.
     """
