@@ -161,6 +161,28 @@ def test_argmax_random_ties_is_uniform_over_ties():
     assert stats.chisquare(counts[[1, 3, 4]]).pvalue > 1e-3
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=40), st.integers(0, 2**32), st.integers(1, 5))
+def test_deferred_tie_draws_make_the_same_choice(values, key, width):
+    """Same choice and stream position as the reservoir that draws at every tie, ties at smaller
+    running maxima included."""
+    v = np.array(values, dtype=np.float64)
+    # the reservoir draws at every value equal to the maximum of the values before it
+    before = np.maximum.accumulate(np.concatenate([[-np.inf], v[:-1]]))
+    draws_at = np.flatnonzero(v == before)
+    first = int(np.argmax(v))
+    tied = np.flatnonzero(v == v.max())[1:]
+    ties = np.zeros((len(v), width))
+    ties.ravel()[:tied.size] = tied
+    eager, deferred = rng.new_stream(key), rng.new_stream(key)
+    for _ in range(3):  # a few choices on the same streams
+        start = deferred[3]
+        deferred[3] = start + np.uint64(draws_at.size)
+        tie_draw = start + np.uint64(np.count_nonzero(draws_at < first))
+        assert rng.stream_tie_choice(deferred, tie_draw, first, ties, tied.size + 1) == rng.stream_argmax_random_ties(eager, v)
+        assert np.array_equal(eager, deferred)
+
+
 def test_categorical_frequencies():
     s = rng.new_stream(5)
     p = np.array([0.2, 0.5, 0.3])

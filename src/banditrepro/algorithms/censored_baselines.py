@@ -61,7 +61,10 @@ def ucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption, 
 # 1/sqrt(T) in row 3; select evaluates the printed index only for pairs whose multiply-add bound
 # reaches the running maximum of the scan, and skips whole arms (their m pairs) by a bound valid
 # for a window of ln t (rows 4-5, column 0), exactly as rcucb.rcucb_select_fast does (see there why
-# this is exact).
+# this is exact). Its ties (UCB's indices tie exactly where pairs share their counts and means, as the
+# always censored pairs at tau = 0 do: about a dozen tied pairs a round on the 400 pairs of f2_n80) take
+# their draws after the scan, from the stream positions the printed select reads them at
+# (rng.stream_tie_choice; the tied pairs are kept in row 6).
 #
 # TS: the draws are the cost (one Beta per pair per round). ts_update_fast keeps each pair's gamma
 # constants d = shape - 1/3, c = 1/sqrt(9 d) and squeeze coefficient in rows 2-7, recomputed only for
@@ -71,8 +74,10 @@ def ucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption, 
 # the block's two 64-bit words the first attempt kept in rows 10-11): every score is bit for bit beta_sampler.beta_ab's,
 # as in the printed select (the oracle's ts_select).
 
-UCB_FAST_STATE_ROWS = 6
+UCB_FAST_STATE_ROWS = 7
 _MEAN, _INVSQ, _ARM_BOUND, _ARM_WINDOW = 2, 3, 4, 5
+# scratch of ucb_select_fast: the flat pairs tied with the running maximum, in scan order (row-major)
+_TIES = 6
 _SLACK = 1e-12
 
 
@@ -106,8 +111,13 @@ def ucb_select_fast(t, state, taus, lam, params, scores, stream):
     radius = math.sqrt(explore)
     window, log_t_bound = rcucb.log_window(log_t)
     window_radius = math.sqrt(params[0] * log_t_bound / 2.0)
+    # the argmax of rng.stream_argmax_random_ties with its tie draws deferred to rng.stream_tie_choice
+    ties = state[_TIES]  # (a reshaped flat view would cost a call into numba's runtime every round)
+    first_draw = stream[3]
+    n_draws = 0  # ties so far: each owns the stream's next draw
     best = -np.inf
-    count = 0
+    n_tied = 0
+    tie_draw = first_draw  # the draw of the first tie with the running maximum
     choice = 0
     for i in range(n_arms):
         if state[_ARM_WINDOW, i, 0] != window:
@@ -126,13 +136,15 @@ def ucb_select_fast(t, state, taus, lam, params, scores, stream):
             scores[p] = v
             if v > best:
                 best = v
-                count = 1
+                n_tied = 1
                 choice = p
+                tie_draw = first_draw + np.uint64(n_draws)
             elif v == best:
-                count += 1
-                if rng.stream_uniform(stream) * count <= 1.0:
-                    choice = p
-    return choice
+                ties[(n_tied - 1) // m, (n_tied - 1) % m] = p
+                n_tied += 1
+                n_draws += 1
+    stream[3] = first_draw + np.uint64(n_draws)
+    return rng.stream_tie_choice(stream, tie_draw, choice, ties, n_tied)
 
 
 # 0 S, 1 F, then from row 2 on the rows of beta_sampler.beta_ge1_first_attempts: d, c and the squeeze coefficient
