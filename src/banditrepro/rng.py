@@ -324,8 +324,9 @@ def stream_categorical(st, probs):
 def stream_tie_choice(st, first_tie_idx, first, ties, n_tied):
     """The choice of :func:`stream_argmax_random_ties`'s reservoir among the ``n_tied`` pairs tied at the maximum,
     its draws made after the scan: ``first`` reached the maximum, the k-th entry (k < n_tied - 1) of the 2-D
-    ``ties`` in row-major order tied with it in scan order and owns the draw at index ``first_tie_idx + k`` of the stream ``st`` (the caller advances
-    the stream past all its ties, those at smaller running maxima included).
+    ``ties`` in row-major order tied with it in scan order and owns the draw at index ``first_tie_idx + k`` of
+    the stream ``st`` (the caller advances the stream past all its ties, those at smaller running maxima
+    included).
 
     The reservoir keeps the last tie k whose draw u (k + 2) <= 1; scanning backwards finds it with the same
     draws, and the draws it never reads (earlier ties, and the ties of running maxima that a larger value

@@ -74,7 +74,7 @@ def same_run(policy, arm_means, arm_counts, run_horizons, g, h):
     n_arms = arm_counts[g]
     if arm_counts[h] != n_arms or (policy == POLICY_UNIFORM_UCB and run_horizons[g] != run_horizons[h]):
         return False
-    for j in range(n_arms):
+    for j in range(n_arms):  # noqa: SIM110 (a plain loop in a numba kernel)
         if arm_means[g, j] != arm_means[h, j]:
             return False
     return True
