@@ -21,6 +21,7 @@ from shard_context import shard_context
 
 from banditrepro.algorithms import convex_1d
 from banditrepro.algorithms import select as select_alg
+from banditrepro.environments import continuous
 from banditrepro.experiments.satisficing_select import builders, loops
 from banditrepro.experiments.satisficing_select import reference as ref
 from banditrepro.experiments.satisficing_select.checks import matches_reference
@@ -163,9 +164,11 @@ def test_an_instance_bug_fails(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_a_reward_bug_fails(tmp_path, monkeypatch):
-    """The noise of step t read at counter t - 1 (1-based steps read as 0-based counters)."""
+    """The noise of step t read at counter t - 1 (1-based steps read as 0-based counters), planted in the step
+    draws that the index policies' loop tabulates once per replication (fill_step_draws -> step_draw)."""
     python_twin(monkeypatch, loops, "run_index_policy")
-    python_twin(monkeypatch, loops, "observe", "noise(noise_key, t)", "noise(noise_key, t - 1)")
+    python_twin(monkeypatch, loops, "fill_step_draws")  # its twin looks step_draw up in continuous at call time
+    python_twin(monkeypatch, continuous, "step_draw", "noise(noise_key, t)", "noise(noise_key, t - 1)")
     res = matches_reference(_context(tmp_path, "finite_realizable", algorithms=["thompson"]), ["finite_realizable"],
                             ["thompson"], replications=2)
     assert res.verdict == "not_reproduced" and "finite_realizable/thompson: curve" in res.measured, res.measured
