@@ -15,13 +15,14 @@ from ...report.checks import (
     compare_greater,
     compare_threshold,
     fmt,
+    jackknife_se,
     mean_se,
     paired_ratio_se,
     per_replication,
     verdict_from,
 )
 from ...report.statistics_guard import audit_per_replication, statistic_probe
-from ...report.vocabulary import NOT_REPRODUCED, REPRODUCED
+from ...report.vocabulary import REPRODUCED
 from .bounds import sufficing_pull_bounds, thm7_pull_bounds
 from .builders import GaussianInstance
 
@@ -119,22 +120,45 @@ def bound_margin(ctx, figure, panel, algorithm, reference, t_min=1):
                        threshold="mean <= bound at every t", verdict=verdict_from(below))
 
 
-@claim_check("ucl_log_growth")
-def log_growth_with_se(ctx, figure, panel, algorithm, t_min=50, r2_min=0.9, min_increase=1.0, z=2.0):
-    """a ln t + b fits the mean curve (a > 0, R^2 > r2_min) and R(T) - R(T/2) > min_increase, the
-    rise judged with its paired s.e."""
-    c = ctx.curve(figure, panel, algorithm)
-    c = c[c.t >= t_min]
-    x, y = portable.log(c.t.values), c["mean"].values  # not np.log / np.polyfit: CPU-dependent rounding
-    a, b = portable.linear_fit(x, y)
+def _log_fit(x, y) -> tuple[float, float, float]:
+    """(a, b, R^2) of the least-squares line a x + b through (x, y) (x = ln t)."""
+    a, b = portable.linear_fit(x, y)  # not np.polyfit: LAPACK rounds differently by CPU
     resid = y - (a * x + b)
     r2 = 1.0 - resid.var() / y.var() if y.var() > 0 else 0.0
+    return float(a), float(b), float(r2)
+
+
+def _fitted_runs(ctx, figure, panel, algorithm, t) -> np.ndarray:
+    """Per-replication values of the panel's curve at the steps ``t`` of its summary curve, (R, len(t))."""
+    steps, curve = per_replication(ctx, figure, panel, algorithm)
+    cols = np.searchsorted(steps, t)
+    if np.any(cols >= len(steps)) or not np.array_equal(np.asarray(steps)[cols], np.asarray(t)):
+        raise KeyError(f"{figure}/{panel}/{algorithm}: the summary's steps are not the replications' checkpoints")
+    return curve[:, cols]
+
+
+@claim_check("ucl_log_growth")
+def log_growth_with_se(ctx, figure, panel, algorithm, t_min=50, r2_min=0.9, min_increase=1.0, z=2.0):
+    """a ln t + b fits the mean curve (a > 0, R^2 > r2_min) and R(T) - R(T/2) > min_increase. The rise is
+    judged with its paired s.e.; the slope and R^2, statistics of the whole mean curve, with their jackknife
+    s.e. over replications (report.checks.jackknife_se, as fair_pulls_regression): within ``z`` s.e. of its
+    threshold a part is inconclusive."""
+    c = ctx.curve(figure, panel, algorithm)
+    c = c[c.t >= t_min]
+    x, y = portable.log(c.t.values), c["mean"].values  # not np.log: CPU-dependent rounding
+    a, _, r2 = _log_fit(x, y)
+    runs = _fitted_runs(ctx, figure, panel, algorithm, c.t.values)
+    se_a = jackknife_se(lambda keep: _log_fit(x, runs[keep].mean(axis=0))[0], runs.shape[0])
+    se_r2 = jackknife_se(lambda keep: _log_fit(x, runs[keep].mean(axis=0))[2], runs.shape[0])
     T = int(c.t.values[-1])
     inc, se, _, t_half = _increment(ctx, figure, panel, algorithm, T // 2)
-    shape = verdict_from(a > 0 and r2 > r2_min)
-    verdict = combine_verdicts([shape, compare_threshold(inc, se, min_increase, below=False, z=z)])
-    return ClaimResult(measured=f"a = {fmt(a)}, R^2 = {fmt(r2)}, R({T})-R({t_half}) = {fmt(inc)} ± {fmt(se)}",
-                       threshold=f"a > 0, R^2 > {r2_min}, increase > {min_increase} by > {z} s.e.", verdict=verdict)
+    verdict = combine_verdicts([compare_greater(a, se_a, z),
+                                compare_threshold(r2, se_r2, r2_min, below=False, z=z),
+                                compare_threshold(inc, se, min_increase, below=False, z=z)])
+    return ClaimResult(measured=f"a = {fmt(a)} ± {fmt(se_a)}, R^2 = {fmt(r2)} ± {fmt(se_r2)}, "
+                                f"R({T})-R({t_half}) = {fmt(inc)} ± {fmt(se)}",
+                       threshold=f"a > 0, R^2 > {r2_min}, increase > {min_increase} (each by > {z} s.e.)",
+                       verdict=verdict)
 
 
 @claim_check("ucl_plateau")
@@ -269,10 +293,20 @@ def _probe_log_growth(ctx, audit, result, figure, panel, algorithm, t_min=50, r2
     audit.close("fits", "intercept", pb, b, float(np.max(np.abs(y)) + abs(a) * np.max(np.abs(log_t))))
     audit.printed("a", result.measured, a)
     audit.printed("R^2", result.measured, r2)
-    inc, se = _audit_increment(ctx, audit, figure, panel, algorithm, int(t[-1]) // 2)
-    shape = REPRODUCED if a > 0 and r2 > r2_min else NOT_REPRODUCED
+    # the jackknife s.e. that band the slope and R^2 (report.checks.jackknife_se), against the reference's
+    # pseudo-values over the same replications, each leave-one-out fit by scipy
+    runs = values[:, keep]
+    x = portable.log(t)
+    se = {}
+    for name, index, size in (("slope", 0, abs(a)), ("R^2", 2, 1.0)):
+        se[name] = ref.jackknife_se(lambda k, i=index: ref.log_fit(t, runs[k].mean(axis=0))[i], runs.shape[0])
+        production = jackknife_se(lambda k, i=index: _log_fit(x, runs[k].mean(axis=0))[i], runs.shape[0])
+        audit.close("fits", f"jackknife s.e. of the {name}", production, se[name], size)
+        audit.printed(f"jackknife s.e. of the {name}", result.measured, se[name])
+    inc, se_inc = _audit_increment(ctx, audit, figure, panel, algorithm, int(t[-1]) // 2)
     audit.verdict("claim", result.verdict,
-                  ref.all_hold([shape, ref.band_threshold(inc, se, min_increase, below=False, z=z)]))
+                  ref.all_hold([ref.band(a, se["slope"], z), ref.band_threshold(r2, se["R^2"], r2_min, below=False, z=z),
+                                ref.band_threshold(inc, se_inc, min_increase, below=False, z=z)]))
 
 
 @statistic_probe("ucl_plateau")
