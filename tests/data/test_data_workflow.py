@@ -91,7 +91,7 @@ socket.socket.connect = _unreachable
 def test_main_command_without_network_or_mirror_says_what_is_missing_and_plans_no_data_job(tmp_path):
     """The README's main command (`snakemake --cores 8`, downloads on) as a dry run on a machine with no
     network and an empty mirror: exit 0, one line per dataset that cannot be had (how to provide it) before the
-    plan, and no fetch, preprocessing or figure job that needs data in the plan."""
+    lines of the figures it skips, and no fetch, preprocessing or figure job that needs data in the plan."""
     from repo_copy import copy_repo
 
     (tmp_path / "place").mkdir()
@@ -114,8 +114,11 @@ def test_main_command_without_network_or_mirror_says_what_is_missing_and_plans_n
     lines = result.stderr.splitlines()
     announced = {line.split()[2]: line for line in lines if line.startswith("banditrepro: dataset ")}
     assert set(announced) == {"movielens_1m", "outbrain", "coupon"}, lines[:10]
-    # first: what cannot be had and how to provide it, then which figures are skipped
-    assert lines.index(announced["movielens_1m"]) < min(i for i, line in enumerate(lines) if " skipped: " in line)
+    # each printed once: first what cannot be had and how to provide it, then the figures skipped for it
+    assert all(lines.count(line) == 1 for line in announced.values())
+    for name, line in announced.items():
+        skipped = [i for i, other in enumerate(lines) if " skipped: needs " in other and name in other.split(" skipped: ")[1]]
+        assert skipped and lines.index(line) < min(skipped), (name, lines[:12])
     empty_mirror = str(tmp_path / "empty-mirror")
     assert f"not in mirror {empty_mirror}" in announced["movielens_1m"]
     assert "BANDITREPRO_DATA_MIRROR" in announced["movielens_1m"]
