@@ -67,8 +67,8 @@ def test_datasets_target_builds_real_data_and_reports_one_line_each(tmp_path, re
     assert result.returncode == 0, result.stderr
     report = (project / "logs" / "data" / "datasets.log").read_text().splitlines()
     assert [line.split(":")[0] for line in report] == ["movielens_1m", "ameshousing", "outbrain", "coupon"]
-    assert "fetched and verified" in report[0] and "fetched and verified" in report[1]
-    assert report[2].startswith("outbrain: NOT AVAILABLE") and "kaggle.json" in report[2]
+    assert report[0].startswith("movielens_1m: fetched - verified") and report[1].startswith("ameshousing: fetched - ")
+    assert report[2].startswith("outbrain: missing - ") and "kaggle.json" in report[2]
     assert (project / "data" / "processed" / "movielens_1m" / "movie_rating_histograms.csv").is_file()
     assert (project / "data" / "processed" / "ameshousing" / "ames_model_table.csv").is_file()
     assert not (project / "data" / "raw" / "outbrain").exists()
