@@ -143,11 +143,11 @@ def announce_not_built(paper):
     if not workflow.is_main_process:
         return
     skipped = figure_availability(paper).not_built
-    spec = paper_spec(paper)
-    for fig in skipped:
-        for name in spec.figure_datasets(fig):
-            if not dataset_state(name).available:
-                announce_dataset(name)
+    for why in skipped.values():
+        for reason, names in REASON_DATASETS.items():
+            if reason in why:
+                for name in names:
+                    announce_dataset(name)
     for fig, why in skipped.items():
         print(f"banditrepro: {paper} {fig} skipped: {why}", file=sys.stderr)
 
@@ -176,13 +176,18 @@ dataset_states()
 # make depend on data: {path: function returning why it cannot be built, or None}; e.g. a table that
 # one of the paper's options (config/papers/<paper>.yaml `options:`) switches off.
 REQUIREMENT_STATUS = {}
+# {reason not_built_reason gave: the unavailable datasets it names}, so that announce_not_built announces the
+# datasets behind a skipped figure whatever asked (the figure's `data:` or a REQUIREMENT_STATUS entry)
+REASON_DATASETS = {}
 
 
 def not_built_reason(names):
     """Why figures needing the datasets ``names`` are not built here (None when every one is available)."""
     unavailable = [name for name in names if not dataset_state(name).available]
     if unavailable:
-        return f"needs {', '.join(unavailable)} (unavailable; see `snakemake datasets`)"
+        reason = f"needs {', '.join(unavailable)} (unavailable; see `snakemake datasets`)"
+        REASON_DATASETS[reason] = unavailable  # for announce_not_built
+        return reason
     return None
 
 
