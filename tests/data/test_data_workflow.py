@@ -89,7 +89,7 @@ socket.socket.connect = _unreachable
 
 @pytest.mark.slow
 def test_main_command_without_network_or_mirror_says_what_is_missing_and_plans_no_data_job(tmp_path):
-    """The README's main command (`snakemake --cores 8`, downloads on) as a dry run on a machine with no
+    """The README's main command (`snakemake --cores all`, downloads on) as a dry run on a machine with no
     network and an empty mirror: exit 0, one line per dataset that cannot be had (how to provide it) before the
     lines of the figures it skips, and no fetch, preprocessing or figure job that needs data in the plan."""
     from repo_copy import copy_repo
@@ -108,7 +108,7 @@ def test_main_command_without_network_or_mirror_says_what_is_missing_and_plans_n
     env.update(BANDITREPRO_DATA_MIRROR=str(tmp_path / "empty-mirror"), HOME=str(tmp_path / "home"),
                KAGGLE_CONFIG_DIR=str(tmp_path / "home" / ".kaggle"), PYTHONPATH=str(tmp_path / "site"))
     result = subprocess.run([sys.executable, "-m", "snakemake", "--directory", str(repo), "--snakefile",
-                             str(repo / "Snakefile"), "-n", "--cores", "8"],
+                             str(repo / "Snakefile"), "-n", "--cores", "all"],
                             env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-4000:]
     lines = result.stderr.splitlines()
