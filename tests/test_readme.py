@@ -147,7 +147,6 @@ def test_the_set_up_stops_first_on_another_python(tmp_path):
     pinned = checker.pinned_python(lock)
     assert checker.problem(pinned, "CPython", lock) is None
     assert "this is PyPy 3.11" in checker.problem("3.11", "PyPy", lock) and checker.problem("3.10", "CPython", lock)
-    assert f"{sys.version_info[0]}.{sys.version_info[1]}" == pinned, "the suite runs on the lock's Python"
     assert re.search(rf"python=={re.escape(pinned)}\.\d+", (REPO_ROOT / "environment.yml").read_text(encoding="utf-8"))
     requires = re.search(r'^requires-python = "([^"]+)"', (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"), re.M)
     assert SpecifierSet(requires.group(1)).contains(f"{pinned}.0"), requires.group(1)

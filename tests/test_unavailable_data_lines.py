@@ -6,7 +6,10 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from repo_copy import SNAKEMAKE, copy_repo, snakemake_env
+from repo_copy import REPO_ROOT, SNAKEMAKE, copy_repo, snakemake_env
+
+from banditrepro.data import KAGGLE_DATASETS
+from banditrepro.experiments.spec import load_paper
 
 
 def notices(repo, env, target: str) -> list[str]:
@@ -28,12 +31,19 @@ def test_kaggle_lines_only_for_a_target_that_needs_kaggle_data_and_each_once(tmp
     env.update(BANDITREPRO_DATA_MIRROR=str(tmp_path / "empty-mirror"), HOME=str(tmp_path / "home"),
                KAGGLE_CONFIG_DIR=str(tmp_path / "home" / ".kaggle"))
 
-    assert notices(repo, env, "satisficing_ucl") == []  # it needs no data set: nothing about Kaggle or MovieLens
+    # what each paper's figures need, from their experiments' `data:`
+    ucl, composite = (load_paper(paper, "smoke", REPO_ROOT) for paper in ("satisficing_ucl", "composite_anonymous"))
+    assert not any(ucl.figure_datasets(fig) for fig in ucl.figures)
+    needs = {fig: composite.figure_datasets(fig) for fig in composite.figures if composite.figure_datasets(fig)}
+    kaggle = list(dict.fromkeys(name for names in needs.values() for name in names))
+    assert set(kaggle) == set(KAGGLE_DATASETS) and len(needs) >= 2, needs
+
+    assert notices(repo, env, "satisficing_ucl") == []  # nothing about composite_anonymous' Kaggle data
 
     lines = notices(repo, env, "composite_anonymous")
     datasets = [line.split()[2] for line in lines if line.startswith("banditrepro: dataset ")]
-    skipped = [line.split()[2] for line in lines if " skipped: " in line]
-    assert datasets == ["outbrain", "coupon"], lines  # once each, and no data set of another paper
-    assert skipped == ["fig5", "fig5_ars_clw"], lines
-    assert all(line.startswith("banditrepro: composite_anonymous ") for line in lines if " skipped: " in line)
-    assert len(lines) == 4 and lines.index(next(x for x in lines if " skipped: " in x)) == 2, lines
+    skipped = [line.split()[2] for line in lines if line.startswith("banditrepro: composite_anonymous ")]
+    assert sorted(datasets) == sorted(kaggle), lines  # once each, and no data set of another paper
+    assert skipped == list(needs), lines  # once each, in config order
+    assert len(lines) == len(datasets) + len(skipped), lines  # nothing about another paper
+    assert all(line.startswith("banditrepro: dataset ") for line in lines[: len(datasets)]), lines  # data sets first
