@@ -1,5 +1,5 @@
 # banditrepro: rebuild every figure, table and claim verdict of five multi-armed-bandit papers.
-#   snakemake --cores 8                         everything (scale from config/config.yaml, default "paper")
+#   snakemake --cores all                       everything (scale from config/config.yaml, default "paper")
 #   snakemake --cores 2 satisficing_ucl         one paper
 #   snakemake --cores 2 --config scale=smoke    quick run with few replications
 #   snakemake --cores 2 datasets                fetch, verify and preprocess the data sets

@@ -154,9 +154,37 @@ def test_data_status_reuses_dataset_status(tmp_path, monkeypatch, capsys):
     for name, line in zip(DATASET_NAMES, lines, strict=True):
         assert line.startswith(dataset_status(name, config, root).line())
     movielens = lines[DATASET_NAMES.index("movielens_1m")]
-    assert "available - fetched and verified" in movielens and "processed 0/2 files" in movielens
+    assert movielens.startswith("movielens_1m: fetched - verified (") and "processed 0/2 files" in movielens
     others = [line for name, line in zip(DATASET_NAMES, lines, strict=True) if name != "movielens_1m"]
-    assert others and all("NOT AVAILABLE" in line for line in others)
+    assert others and all(line.startswith(f"{name}: missing - ") for name, line in zip(DATASET_NAMES, lines, strict=True)
+                          if name != "movielens_1m")
+
+
+def test_data_status_help_explains_each_word_the_lines_open_with(capsys):
+    """The states `data status` prints (banditrepro.data.STATUS_WORDS) are the ones its --help explains, with
+    the same meaning, and no other (the help is written out in cli.py so the command starts light)."""
+    from banditrepro.data import STATUS_WORDS
+
+    with pytest.raises(SystemExit):
+        cli.main(["data", "status", "--help"])
+    help_text = capsys.readouterr().out
+    explained = dict(re.findall(r"^  (\S+) +(.+)$", cli.DATA_STATUS_DESCRIPTION, flags=re.M))
+    assert explained == STATUS_WORDS
+    assert all(f"  {word} " in help_text for word in STATUS_WORDS)
+
+
+def test_each_state_opens_its_line():
+    from banditrepro.data import STATUS_WORDS, DatasetStatus
+
+    statuses = [DatasetStatus("a", True, False, "fetched and verified (data/raw/a/fetch_record.json)", fetched=True),
+                DatasetStatus("a", True, False, "will fetch x.csv from mirror"),
+                DatasetStatus("a", True, True, "synthetic files of the real schema"),
+                DatasetStatus("a", False, False, "missing x.csv: no mirror (put ...)")]
+    assert [st.state for st in statuses] == list(STATUS_WORDS)
+    assert [st.line() for st in statuses] == ["a: fetched - verified (data/raw/a/fetch_record.json)",
+                                              "a: fetchable - will fetch x.csv from mirror",
+                                              "a: stand-in - synthetic files of the real schema",
+                                              "a: missing - x.csv: no mirror (put ...)"]
 
 
 def test_data_status_without_config(tmp_path, capsys):

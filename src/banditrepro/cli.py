@@ -1,7 +1,7 @@
 """The ``banditrepro`` command: look at what the workflow built, the data and the engine's speed.
 
     banditrepro verdicts [PAPER]   headline verdicts and findings of the built results
-    banditrepro data status        which datasets are fetched and verified, can be fetched, or are missing
+    banditrepro data status        which data sets are fetched, fetchable, stand-in or missing
     banditrepro bench              the engine benchmark (python -m banditrepro.bench)
 
 The workflow (``snakemake``) builds the results; this command only reads them. Every subcommand
@@ -169,6 +169,19 @@ def data_status(repo_root: Path, config_path: Path | None = None) -> str:
     return "\n".join(lines)
 
 
+# the words that open each line (banditrepro.data.STATUS_WORDS; written out here, so that the command starts
+# without the data layer's imports; tests/test_cli.py checks that the two agree)
+DATA_STATUS_DESCRIPTION = """One line per data set, opening with its state:
+
+  fetched     its files are on this machine, verified
+  fetchable   the build fetches its files (from the mirror or a download host that answers)
+  stand-in    its figures are built on labelled synthetic files (config data.standin: true)
+  missing     it cannot be had here: its figures are skipped; the line says how to provide it
+
+then how many of its processed files exist. No hashing; the download hosts of files not on this machine
+are probed (at most 3 s)."""
+
+
 # ---------------------------------------------------------------------------------------------
 # command line
 
@@ -191,10 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("data", help="dataset commands", description="Dataset commands.")
     data_sub = p.add_subparsers(dest="data_command", required=True, metavar="{status}")
-    s = data_sub.add_parser("status", parents=[root], help="what is fetched, verified or missing",
-                            description="One line per dataset: fetched and verified, will be fetched from "
-                                        "where, on stand-in data, or missing and what to do; and how many of "
-                                        "its processed files exist. Offline and cheap: no hashing, no network.")
+    s = data_sub.add_parser("status", parents=[root], help="which data sets are fetched, fetchable, stand-in or missing",
+                            description=DATA_STATUS_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("--config", type=Path, default=None,
                    help="workflow config (default: <repo-root>/config/config.yaml)")
 

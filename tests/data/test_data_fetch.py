@@ -114,7 +114,7 @@ def test_status_after_a_checksum_failure_says_corrupt_not_will_fetch(tmp_path, m
     with pytest.raises(ChecksumMismatch):
         fetch_dataset("movielens_1m", tmp_path / "raw", mirror, allow_network=False)
     line = status_line()
-    assert line.startswith("movielens_1m: NOT AVAILABLE") and "will fetch" not in line
+    assert line.startswith("movielens_1m: missing - ") and "will fetch" not in line
     assert "README in the mirror is corrupt" in line and "failed its checksum" in line
     assert "replace it with a good copy" in line and str(mirror / "movielens-1m" / "README") in line
     # a truncated mirror file is known corrupt by its size alone, before any fetch

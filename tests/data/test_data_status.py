@@ -67,7 +67,7 @@ def test_status_with_the_usual_partial_mirror(tmp_path, monkeypatch, no_kaggle_c
     outbrain = dataset_status("outbrain", config, repo)
     assert not outbrain.available and not outbrain.standin
     assert "clicks_train.csv.zip" in outbrain.reason and "no Kaggle credentials" in outbrain.reason
-    assert "\n" not in outbrain.line() and outbrain.line().startswith("outbrain: NOT AVAILABLE")
+    assert "\n" not in outbrain.line() and outbrain.line().startswith("outbrain: missing - ")
     coupon = dataset_status("coupon", config, repo)
     assert "coupon_visit_train.csv" in coupon.reason and "coupon_list_train" not in coupon.reason.split(":")[0]
     # The paper rules build only what is available.
@@ -87,7 +87,7 @@ def test_standin_only_when_asked_and_only_for_kaggle_data(tmp_path, monkeypatch,
     monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(tmp_path / "no-mirror"))
     config = _config(standin=True)
     outbrain = dataset_status("outbrain", config, tmp_path)
-    assert outbrain.available and outbrain.standin and "STAND-IN" in outbrain.line()
+    assert outbrain.available and outbrain.standin and outbrain.line().startswith("outbrain: stand-in - ")
     assert processed_outputs("outbrain", config, tmp_path) == [
         f"data/standin/processed/outbrain/{f}" for f in PROCESSED_FILES["outbrain"]
     ] + ["data/standin/processed/outbrain/outbrain.provenance.json"]
@@ -103,6 +103,7 @@ def test_fetched_record_makes_a_dataset_available_without_a_mirror(tmp_path, mon
     record.write_text(json.dumps({"dataset": "coupon", "files": {}}))
     status = dataset_status("coupon", _config(standin=True), tmp_path)
     assert status.available and not status.standin and "fetched and verified" in status.reason
+    assert status.state == "fetched" and status.line().startswith("coupon: fetched - verified (")
 
 
 def test_unknown_dataset_name_is_rejected(tmp_path):
@@ -136,7 +137,7 @@ def test_no_mirror_and_no_network_makes_download_datasets_unavailable_saying_how
     statuses = dataset_statuses(DATASET_NAMES, _config(), tmp_path)
     assert not any(s.available for s in statuses.values())
     movielens = statuses["movielens_1m"].line()
-    assert movielens.startswith("movielens_1m: NOT AVAILABLE") and "\n" not in movielens
+    assert movielens.startswith("movielens_1m: missing - ") and "\n" not in movielens
     assert "BANDITREPRO_DATA_MIRROR" in movielens and str(tmp_path / "empty-mirror" / "movielens-1m") in movielens
     assert "https://files.grouplens.org/datasets/movielens/ml-1m.zip unreachable" in movielens
     assert "jse.amstat.org" in statuses["ameshousing"].line()
@@ -152,7 +153,7 @@ def test_reachable_download_host_makes_the_dataset_available(tmp_path, monkeypat
                                                              network_up):
     monkeypatch.setenv("BANDITREPRO_DATA_MIRROR", str(tmp_path / "no-mirror"))
     status = dataset_status("movielens_1m", _config(), tmp_path)
-    assert status.available
+    assert status.available and status.state == "fetchable"
     assert status.reason == ("will fetch ratings.dat, movies.dat, users.dat, README from "
                              "https://files.grouplens.org/datasets/movielens/ml-1m.zip")
     assert network_up == [("files.grouplens.org", 443)]

@@ -67,8 +67,8 @@ def test_datasets_target_builds_real_data_and_reports_one_line_each(tmp_path, re
     assert result.returncode == 0, result.stderr
     report = (project / "logs" / "data" / "datasets.log").read_text().splitlines()
     assert [line.split(":")[0] for line in report] == ["movielens_1m", "ameshousing", "outbrain", "coupon"]
-    assert "fetched and verified" in report[0] and "fetched and verified" in report[1]
-    assert report[2].startswith("outbrain: NOT AVAILABLE") and "kaggle.json" in report[2]
+    assert report[0].startswith("movielens_1m: fetched - verified") and report[1].startswith("ameshousing: fetched - ")
+    assert report[2].startswith("outbrain: missing - ") and "kaggle.json" in report[2]
     assert (project / "data" / "processed" / "movielens_1m" / "movie_rating_histograms.csv").is_file()
     assert (project / "data" / "processed" / "ameshousing" / "ames_model_table.csv").is_file()
     assert not (project / "data" / "raw" / "outbrain").exists()
@@ -89,9 +89,9 @@ socket.socket.connect = _unreachable
 
 @pytest.mark.slow
 def test_main_command_without_network_or_mirror_says_what_is_missing_and_plans_no_data_job(tmp_path):
-    """The README's main command (`snakemake --cores 8`, downloads on) as a dry run on a machine with no
+    """The README's main command (`snakemake --cores all`, downloads on) as a dry run on a machine with no
     network and an empty mirror: exit 0, one line per dataset that cannot be had (how to provide it) before the
-    plan, and no fetch, preprocessing or figure job that needs data in the plan."""
+    lines of the figures it skips, and no fetch, preprocessing or figure job that needs data in the plan."""
     from repo_copy import copy_repo
 
     (tmp_path / "place").mkdir()
@@ -108,14 +108,17 @@ def test_main_command_without_network_or_mirror_says_what_is_missing_and_plans_n
     env.update(BANDITREPRO_DATA_MIRROR=str(tmp_path / "empty-mirror"), HOME=str(tmp_path / "home"),
                KAGGLE_CONFIG_DIR=str(tmp_path / "home" / ".kaggle"), PYTHONPATH=str(tmp_path / "site"))
     result = subprocess.run([sys.executable, "-m", "snakemake", "--directory", str(repo), "--snakefile",
-                             str(repo / "Snakefile"), "-n", "--cores", "8"],
+                             str(repo / "Snakefile"), "-n", "--cores", "all"],
                             env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-4000:]
     lines = result.stderr.splitlines()
     announced = {line.split()[2]: line for line in lines if line.startswith("banditrepro: dataset ")}
     assert set(announced) == {"movielens_1m", "outbrain", "coupon"}, lines[:10]
-    # first: what cannot be had and how to provide it, then which figures are skipped
-    assert lines.index(announced["movielens_1m"]) < min(i for i, line in enumerate(lines) if " skipped: " in line)
+    # each printed once: first what cannot be had and how to provide it, then the figures skipped for it
+    assert all(lines.count(line) == 1 for line in announced.values())
+    for name, line in announced.items():
+        skipped = [i for i, other in enumerate(lines) if " skipped: needs " in other and name in other.split(" skipped: ")[1]]
+        assert skipped and lines.index(line) < min(skipped), (name, lines[:12])
     empty_mirror = str(tmp_path / "empty-mirror")
     assert f"not in mirror {empty_mirror}" in announced["movielens_1m"]
     assert "BANDITREPRO_DATA_MIRROR" in announced["movielens_1m"]

@@ -101,11 +101,11 @@ def figure_claims(paper, figure):
 
 @cache
 def dataset_states():
-    """Every dataset the selected papers' figures need, decided once, up front, while the DAG is built: a
+    """Every dataset the selected papers' figures need, decided once, up front, while the Snakefile is read: a
     dataset whose files are not on this machine counts as available only if its download host answers a
-    bounded probe (banditrepro.data.network, at most 3 s in all). Each unavailable one is announced in one
-    line saying what is missing and how to provide it, and its figures are skipped, so that a machine with
-    no network and no mirror builds what it can (exit 0) instead of failing at a download job."""
+    bounded probe (banditrepro.data.network, at most 3 s in all). Its figures are skipped, so that a machine
+    with no network and no mirror builds what it can (exit 0) instead of failing at a download job. Nothing is
+    printed here: announce_not_built says so when this run's targets need a skipped figure."""
     from banditrepro.data import dataset_statuses
 
     needed = {}
@@ -113,24 +113,43 @@ def dataset_states():
         spec = paper_spec(paper)
         for fig in spec.figures:
             needed.update(dict.fromkeys(spec.figure_datasets(fig)))
-    states = dataset_statuses(needed, config, REPO_ROOT)
-    for name, st in states.items():
-        if not st.available:
-            print(f"banditrepro: dataset {name} unavailable: {st.reason}", file=sys.stderr)
-    return states
+    return dataset_statuses(needed, config, REPO_ROOT)
 
 
 @cache
 def dataset_state(name):
-    """Status of a dataset (see dataset_states); an unavailable one is announced once."""
+    """Status of a dataset (see dataset_states)."""
     if name in dataset_states():
         return dataset_states()[name]
     from banditrepro.data import dataset_status
 
-    st = dataset_status(name, config, REPO_ROOT)
-    if not st.available:
-        print(f"banditrepro: dataset {name} unavailable: {st.reason}", file=sys.stderr)
-    return st
+    return dataset_status(name, config, REPO_ROOT)
+
+
+@cache
+def announce_dataset(name):
+    """One line on stderr, once per run: the dataset cannot be had here, what is missing and how to provide it."""
+    print(f"banditrepro: dataset {name} unavailable: {dataset_state(name).reason}", file=sys.stderr)
+
+
+@cache
+def announce_not_built(paper):
+    """Say, once per run, which of ``paper``'s figures are skipped and why: first a line for each unavailable
+    dataset they need (each dataset once), then one line per figure. Called from the input functions of the jobs
+    that would read those figures' results (the paper's claims, the claims of a skipped figure, a simulation on
+    unavailable data), so only a run whose targets reach such a job prints them (`snakemake -n satisficing_ucl`
+    says nothing of the Kaggle data composite_anonymous' Fig 5 needs); a job process reading the Snakefile
+    again prints nothing."""
+    if not workflow.is_main_process:
+        return
+    skipped = figure_availability(paper).not_built
+    for why in skipped.values():
+        for reason, names in REASON_DATASETS.items():
+            if reason in why:
+                for name in names:
+                    announce_dataset(name)
+    for fig, why in skipped.items():
+        print(f"banditrepro: {paper} {fig} skipped: {why}", file=sys.stderr)
 
 
 def not_built():
@@ -149,7 +168,7 @@ if not workflow.is_main_process:
 
     _data_network.skip_probes()
 
-# decided (and announced) now, before the other rule files are read, so that the run opens with what is missing
+# decided now, before the other rule files are read (the probe's wait comes first); announced by announce_not_built
 dataset_states()
 
 
@@ -157,13 +176,18 @@ dataset_states()
 # make depend on data: {path: function returning why it cannot be built, or None}; e.g. a table that
 # one of the paper's options (config/papers/<paper>.yaml `options:`) switches off.
 REQUIREMENT_STATUS = {}
+# {reason not_built_reason gave: the unavailable datasets it names}, so that announce_not_built announces the
+# datasets behind a skipped figure whatever asked (the figure's `data:` or a REQUIREMENT_STATUS entry)
+REASON_DATASETS = {}
 
 
 def not_built_reason(names):
     """Why figures needing the datasets ``names`` are not built here (None when every one is available)."""
     unavailable = [name for name in names if not dataset_state(name).available]
     if unavailable:
-        return f"needs {', '.join(unavailable)} (unavailable; see `snakemake datasets`)"
+        reason = f"needs {', '.join(unavailable)} (unavailable; see `snakemake datasets`)"
+        REASON_DATASETS[reason] = unavailable  # for announce_not_built
+        return reason
     return None
 
 
@@ -188,7 +212,6 @@ def figure_availability(paper):
         reasons = list(dict.fromkeys(r for r in reasons if r))
         if reasons:
             not_built[fig] = "; ".join(reasons)
-            print(f"banditrepro: {paper} {fig} skipped: {not_built[fig]}", file=sys.stderr)
         else:
             built.append(fig)
             if any(dataset_state(name).standin for name in datasets):
@@ -210,6 +233,8 @@ def experiment_inputs(wildcards, processed=None):
     from banditrepro.data import processed_outputs
 
     exp = paper_spec(wildcards.paper).experiments[wildcards.experiment]
+    if not all(dataset_state(name).available for name in exp.data):
+        announce_not_built(wildcards.paper)  # asked for by name (a skipped figure as target): its fetch will fail
     files = list(exp.requires)
     for name in exp.data:
         files += processed(name) if processed else processed_outputs(name, config)
@@ -310,6 +335,7 @@ def claim_figure_results(wildcards):
     """The summaries and shards the claims of one figure read (none when the figure is not built)."""
     paper, figure = wildcards.paper, wildcards.figure
     if figure not in built_figures(paper):
+        announce_not_built(paper)
         return ResultFiles({}, {}, {}, {})
     return _result_files(paper, *figure_claim_dependencies(paper, figure), extra_seed(wildcards))
 
@@ -338,6 +364,8 @@ def table_inputs(wildcards):
 
 
 def claim_figure_files(paper):
+    """The per-figure claims a paper's claims.csv merges, those of its skipped figures included (announced here)."""
+    announce_not_built(paper)
     return [layout.figure_claims_file(paper, fig) for fig in claim_figures(paper_spec(paper))]
 
 

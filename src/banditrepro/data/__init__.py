@@ -51,6 +51,7 @@ __all__ = [
     "PROCESSED_FILES",
     "DATASET_NAMES",
     "DatasetStatus",
+    "STATUS_WORDS",
     "available_processed_outputs",
     "dataset_status",
     "dataset_statuses",
@@ -60,20 +61,38 @@ __all__ = [
     "resolve_mirror",
 ]
 
+#: The word that opens each line of `banditrepro data status` (and of `python -m banditrepro.data status`, `snakemake
+#: datasets`), with what it means for the user; README.md and docs/data.md use the same words (tests/test_readme.py).
+STATUS_WORDS = {
+    "fetched": "its files are on this machine, verified",
+    "fetchable": "the build fetches its files (from the mirror or a download host that answers)",
+    "stand-in": "its figures are built on labelled synthetic files (config data.standin: true)",
+    "missing": "it cannot be had here: its figures are skipped; the line says how to provide it",
+}
+
+
 @dataclass(frozen=True)
 class DatasetStatus:
     name: str
     available: bool
     standin: bool
     reason: str
+    fetched: bool = False  # every required file already fetched and verified (data/raw/<name>/fetch_record.json)
+
+    @property
+    def state(self) -> str:
+        """One of :data:`STATUS_WORDS`: fetched, fetchable, stand-in or missing."""
+        if not self.available:
+            return "missing"
+        if self.standin:
+            return "stand-in"
+        return "fetched" if self.fetched else "fetchable"
 
     def line(self) -> str:
-        """One line for the user: what is used, or what is missing and what to do."""
-        if self.available and self.standin:
-            return f"{self.name}: STAND-IN DATA - {self.reason}"
-        if self.available:
-            return f"{self.name}: available - {self.reason}"
-        return f"{self.name}: NOT AVAILABLE - {self.reason}"
+        """One line for the user: the state, then what is used, or what is missing and what to do."""
+        # the state says it already: "fetched - verified (...)", "missing - ratings.dat, ...: no mirror ..."
+        detail = self.reason.removeprefix({"missing": "missing ", "fetched": "fetched and "}.get(self.state, ""))
+        return f"{self.name}: {self.state} - {detail}"
 
 
 def _check_name(name: str) -> None:
@@ -187,7 +206,7 @@ def dataset_status(name: str, config: dict, repo_root: Path) -> DatasetStatus:
     _check_name(name)
     available, reason = _real_status(name, config, Path(repo_root))
     if available:
-        return DatasetStatus(name, True, False, reason)
+        return DatasetStatus(name, True, False, reason, fetched=_plan_files(name, config, Path(repo_root)) is None)
     wants_standin = bool((config.get("data") or {}).get("standin"))
     if wants_standin and name in KAGGLE_DATASETS:
         return DatasetStatus(name, True, True,

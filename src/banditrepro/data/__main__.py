@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     standin.add_argument("--seed", type=int, default=20171128)
     standin.add_argument("--size", choices=("small", "full"), default="full")
 
-    status = sub.add_parser("status", help="one line per dataset: available or why not")
+    status = sub.add_parser("status", help="one line per dataset: fetched, fetchable, stand-in or missing (and why)")
     status.add_argument("--config", type=Path, default=Path("config/config.yaml"))
     status.add_argument("--repo-root", type=Path, default=Path("."))
     status.add_argument("--out", type=Path, default=None)
