@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
+from .digest import files_digest
+
 #: the source folder of the package this module belongs to
 PACKAGE_DIR = Path(__file__).resolve().parent
 #: the folder (relative to the package) whose sub-packages are the papers: experiments/<paper>/
@@ -339,16 +341,9 @@ def papers_importing(relpath: str, papers: Iterable[str], package_dir: Path | st
 
 
 def sources_digest(paths: Iterable[str], package_dir: Path | str = PACKAGE_DIR) -> str:
-    """sha256 over the (relative path, bytes) of each of ``paths`` in sorted order: a file renamed, added,
-    removed or edited gives another digest."""
-    package_dir = Path(package_dir)
-    digest = hashlib.sha256()
-    for rel in sorted(set(paths)):
-        digest.update(rel.encode())
-        digest.update(b"\0")
-        digest.update((package_dir / rel).read_bytes())
-        digest.update(b"\0")
-    return digest.hexdigest()
+    """sha256 over the (relative path, bytes) of each of ``paths`` in sorted order (banditrepro.digest): a file
+    renamed, added, removed or edited gives another digest."""
+    return files_digest(paths, package_dir)
 
 
 def paper_sources_digest(paper: str, package_dir: Path | str = PACKAGE_DIR) -> str:
