@@ -405,22 +405,34 @@ def test_stale_results_are_named_up_to_a_few_per_paper_then_counted(tmp_path):
                                 "`snakemake --cores 2 p --config scale=paper --forcerun simulate_shard`, then run it again.")
 
 
-def test_lock_script_refuses_results_of_other_sources(tmp_path):
+@pytest.mark.parametrize(("recorded", "config", "scripts", "what", "shown"), [
+    ({"sha256": "b" * 64, "files": 3}, TREE_CONFIG, RECORDED_SCRIPTS, "other package sources", "sources bbbbbbbbbbbb"),
+    (TREE_SOURCES, {"scale": "paper"}, RECORDED_SCRIPTS, "another config",
+     'config differs at scale: recorded "paper", this tree\'s "smoke"; config/papers/p.yaml'),
+    (TREE_SOURCES, TREE_CONFIG, {**RECORDED_SCRIPTS, "files": {**RECORDED_SCRIPTS["files"],
+                                                               "workflow/scripts/summarize_figure.py": "0" * 64}},
+     "other workflow scripts", "workflow script workflow/scripts/summarize_figure.py of rule summarize_figure differs"),
+])
+def test_lock_script_refuses_results_of_other_sources_config_or_scripts(tmp_path, recorded, config, scripts, what,
+                                                                        shown):
     import runpy
     from types import SimpleNamespace
 
     files = {_write(tmp_path, "results/p/fig1/summary.csv", SUMMARY): "fig1"}
-    _record_sources(tmp_path, files, {"sha256": "b" * 64, "files": 3})
+    _record_sources(tmp_path, files, recorded, config, scripts)
     params = SimpleNamespace(repo_root=str(tmp_path), scale="smoke", seed=1, files={"p": files}, not_built={"p": {}},
                              measured_time={"p": {}}, papers=["p"], sources={"p": TREE_SOURCES}, shards={"p": []},
-                             configs={"p": {rel: TREE_CONFIG for rel in files}}, scripts=TREE_SCRIPTS, config_args={})
+                             configs={"p": {rel: TREE_CONFIG for rel in files}}, scripts=TREE_SCRIPTS,
+                             config_args={"papers": ["p"]})
     log = tmp_path / "lock.log"
     with pytest.raises(SystemExit) as stop:
         runpy.run_path(str(REPO_ROOT / "workflow" / "scripts" / "lock.py"),
                        init_globals={"snakemake": SimpleNamespace(params=params, log=[str(log)])})
     assert stop.value.code == 1
-    assert log.read_text().startswith("lock REFUSED at scale smoke: results built from other package sources")
-    assert "results/p/fig1/summary.csv (sources bbbbbbbbbbbb)" in log.read_text()
+    text = log.read_text()
+    assert text.startswith(f"lock REFUSED at scale smoke: results built from {what} than this tree's"), text
+    assert f"results/p/fig1/summary.csv ({shown})" in text, text
+    assert "then `snakemake --cores 2 lock --config scale=smoke 'papers=[p]'`" in text, text
     assert not L.lock_path(tmp_path, "p", "smoke").exists()
 
 
