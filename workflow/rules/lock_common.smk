@@ -38,16 +38,16 @@ def paper_result_configs(paper):
 
 
 def rule_scripts():
-    """{rule: banditrepro.sources.scripts_record of its script} of every rule of the workflow that runs a script:
+    """{name: banditrepro.sources.scripts_record of its script} of each of the workflow's rules that runs a script,
     what each result's recorded scripts (the rule that made it and the digest of its files) are compared with.
     Rule files are left out: what they decide for a job -- its inputs and params -- reaches its results as the
     config, seed and sources they record, which are checked; an edit to a rule file that changes none of those
     would otherwise refuse every result although no build reruns any (docs/reproducibility.md)."""
     found = {}
-    for rule in workflow.rules:
-        if rule.script:
-            script = Path(rule.basedir.get_path_or_uri(secret_free=True)) / rule.script
-            found[rule.name] = scripts_record(script, REPO_ROOT)
+    for each in workflow.rules:
+        if each.script:
+            script = Path(each.basedir.get_path_or_uri(secret_free=True)) / each.script
+            found[each.name] = scripts_record(script, REPO_ROOT)
     return found
 
 
