@@ -585,7 +585,7 @@ def stale_what(stale: dict[str, list[StaleResult]]) -> str:
 def config_words(scale: str, overrides: dict | None = None, papers=None) -> str:
     """``--config scale=<scale> ...``: the ``--config`` settings the user gave (``overrides``, Snakemake's
     ``--config`` as parsed: ``papers`` a list) with the scale first, ``papers`` replaced by ``papers`` where given;
-    each word quoted for the shell where it needs it (``'papers=[satisficing_ucl]'``)."""
+    each word quoted for the shell where it needs it (``'papers=[<paper>]'``)."""
     settings = {"scale": scale, **{k: v for k, v in (overrides or {}).items() if k != "scale"}}
     if papers is not None:
         settings["papers"] = list(papers)
