@@ -1,7 +1,7 @@
 """What the workflow scripts (workflow/scripts/*.py) share: the one way a script runs (:func:`run`: its
-log, its messages to the terminal, its exit code), the repository root, and a results context built from
-a rule's params. Only the scripts use this module; environments, policies and the report code never know
-about Snakemake.
+log, its messages to the terminal, its exit code, and what every provenance record of the job holds of the
+workflow side: :func:`job_scripts`), the repository root, and a results context built from a rule's params.
+Only the scripts use this module; environments, policies and the report code never know about Snakemake.
 
 Every script has the same form::
 
