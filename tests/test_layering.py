@@ -454,3 +454,83 @@ def test_importing_a_lower_room_loads_nothing_above_it(room_name):
 def test_no_simulation_module_at_the_package_top():
     """Paper-specific loops live in experiments/<paper>/ (fairness_simulation.py moved there)."""
     assert not (PACKAGE / "fairness_simulation.py").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# no import circles
+
+
+def import_graph(files: list[SourceFile]) -> dict[str, set[str]]:
+    """{module: the package modules it imports} of the package's ``files`` (imports inside functions count)."""
+    known = {f.module for f in files if f.package is not None}
+    graph: dict[str, set[str]] = {m: set() for m in known}
+    for f in files:
+        if f.package is None:
+            continue
+        for _, name in imported_names(f.path, f.package):
+            target = resolve(name, known)
+            if target is not None and not target.startswith("?") and target != f.module:
+                graph[f.module].add(target)
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: each set of two or more modules that reach one another (a strongly
+    connected component, Tarjan's algorithm without recursion), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return sorted(circles)
+
+
+def test_no_two_modules_of_the_package_import_each_other_even_through_others():
+    """No import circle among the package's modules (issue 53: sources.py and numba_cache.py imported each
+    other): a circle makes the modules' import order decide what exists when, and no room can sit below another."""
+    graph = import_graph(package_files(PACKAGE))
+    assert len(graph) > 50
+    circles = import_circles(graph)
+    assert not circles, "import circles in src/banditrepro: " + "; ".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_circle_check_finds_a_planted_circle_through_a_third_module(tmp_path):
+    _write_tree(tmp_path, {**CLEAN_TREE,
+                           "src/banditrepro/layout.py": "def f():\n    from .rng import x\n",
+                           "src/banditrepro/rng.py": "from . import seeding\n",
+                           "src/banditrepro/seeding.py": "from .layout import f\n"})
+    graph = import_graph(package_files(tmp_path / "src" / "banditrepro"))
+    assert import_circles(graph) == [["layout", "rng", "seeding"]]
+    assert import_circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []

@@ -244,24 +244,47 @@ def test_cell_relative_difference_compares_numbers_inside_text():
 TREE_SOURCES = {"sha256": "a" * 64, "files": 3}  # the sources digest of "the tree" in the verify-script tests
 
 
-def _record_sources(root: Path, files, sources: dict | None) -> None:
-    """Sidecars for ``files`` as a workflow job writes them, recording ``sources`` (None: recording none)."""
+#: the workflow scripts of "the tree" in the verify-script tests ({rule: banditrepro.sources.scripts_record})
+TREE_SCRIPTS = {"summarize_figure": {"sha256": "d" * 64, "files": {"workflow/scripts/summarize_figure.py": "e" * 64,
+                                                                   "workflow/scripts/worker_handoff.py": "f" * 64}}}
+#: what a result made by those scripts records (banditrepro.workflow_io.job_scripts)
+RECORDED_SCRIPTS = {"rule": "summarize_figure", **TREE_SCRIPTS["summarize_figure"]}
+TREE_CONFIG = {"scale": "smoke"}  # the config subset the tree gives every result of these tests
+
+
+def _record_sources(root: Path, files, sources: dict | None, config: dict = TREE_CONFIG,
+                    scripts: dict | None = RECORDED_SCRIPTS) -> None:
+    """Sidecars for ``files`` as a workflow job writes them, recording ``sources`` (None: recording none), the
+    config subset ``config`` and the workflow ``scripts``."""
     for rel in files:
-        prov = provenance.record({"scale": "smoke"}, 1, root, sources)
+        with provenance.recording(scripts=scripts):
+            prov = provenance.record(config, 1, root, sources)
         provenance.write_sidecar(root / rel, prov)
 
 
-def _run_verify_script(root: Path, files: dict[str, str], shards=(), recorded: dict | None = TREE_SOURCES
+def _verify_params(root: Path, files: dict[str, str], shards=(), configs: dict | None = None, **more):
+    """The verify rule's params for one paper ``p`` at smoke scale; every result's config is TREE_CONFIG unless
+    ``configs`` says otherwise."""
+    from types import SimpleNamespace
+
+    configs = {rel: TREE_CONFIG for rel in [*files, "results/p/claims.csv", *shards]} | (configs or {})
+    return SimpleNamespace(**{"repo_root": str(root), "scale": "smoke", "files": {"p": files}, "not_built": {"p": {}},
+                              "measured_time": {"p": {}}, "verdict_papers": [], "papers": ["p"],
+                              "sources": {"p": TREE_SOURCES}, "shards": {"p": list(shards)}, "configs": {"p": configs},
+                              "scripts": TREE_SCRIPTS, "config_args": {}, **more})
+
+
+def _run_verify_script(root: Path, files: dict[str, str], shards=(), recorded: dict | None = TREE_SOURCES,
+                       config: dict = TREE_CONFIG, scripts: dict | None = RECORDED_SCRIPTS, **params
                        ) -> tuple[int, str]:
     """workflow/scripts/verify.py as the verify rule runs it (one paper, smoke scale), on results whose
-    provenance records the sources ``recorded`` (the tree's, TREE_SOURCES, unless told)."""
+    provenance records the sources ``recorded`` (the tree's, TREE_SOURCES, unless told), the config ``config``
+    and the ``scripts``; ``params``: the rule's params that differ from _verify_params'."""
     import runpy
     from types import SimpleNamespace
 
-    _record_sources(root, files, recorded)
-    params = SimpleNamespace(repo_root=str(root), scale="smoke", files={"p": files}, not_built={"p": {}},
-                             measured_time={"p": {}}, verdict_papers=[], papers=["p"], sources={"p": TREE_SOURCES},
-                             shards={"p": list(shards)})
+    _record_sources(root, files, recorded, config, scripts)
+    params = _verify_params(root, files, shards, **params)
     log = root / "verify.log"
     try:  # workflow_io.run returns on success and exits 1 on failure
         runpy.run_path(str(REPO_ROOT / "workflow" / "scripts" / "verify.py"),
@@ -298,7 +321,7 @@ def test_verify_without_a_lock_names_the_missing_file_and_the_paper_scoped_lock_
     from types import SimpleNamespace
 
     params = SimpleNamespace(repo_root=str(tmp_path), scale="smoke", files={}, not_built={}, measured_time={},
-                             verdict_papers=[], papers=["toy"])
+                             verdict_papers=[], papers=["toy"], config_args={})
     log = tmp_path / "verify.log"
     with pytest.raises(SystemExit) as stop:
         runpy.run_path(str(REPO_ROOT / "workflow" / "scripts" / "verify.py"),
@@ -330,7 +353,8 @@ def _shard(root: Path, rel: str, sources: dict | None) -> str:
     from banditrepro.simulation_output import SimulationOutput
 
     out = SimulationOutput(checkpoints=np.array([1]), curves={"regret": np.zeros((1, 1))}, finals={}, pulls=None)
-    save_shard(root / rel, {"ucb": out}, 0, 1, provenance.record({"scale": "smoke"}, 1, root, sources))
+    with provenance.recording(scripts=RECORDED_SCRIPTS):
+        save_shard(root / rel, {"ucb": out}, 0, 1, provenance.record(TREE_CONFIG, 1, root, sources))
     return rel
 
 
@@ -377,23 +401,105 @@ def test_stale_results_are_named_up_to_a_few_per_paper_then_counted(tmp_path):
     assert lines[0].startswith(f"{L.STALE_SHOWN + 2} result file(s) of p were built from other package sources")
     assert sum(line.startswith("    results/") for line in lines) == L.STALE_SHOWN
     assert "    ... and 2 more" in lines
-    assert lines[-1].startswith("Rebuild them with the current sources: "
+    assert lines[-1].startswith("Rebuild them with the current tree: "
                                 "`snakemake --cores 2 p --config scale=paper --forcerun simulate_shard`, then run it again.")
 
 
-def test_lock_script_refuses_results_of_other_sources(tmp_path):
+@pytest.mark.parametrize(("recorded", "config", "scripts", "what", "shown"), [
+    ({"sha256": "b" * 64, "files": 3}, TREE_CONFIG, RECORDED_SCRIPTS, "other package sources", "sources bbbbbbbbbbbb"),
+    (TREE_SOURCES, {"scale": "paper"}, RECORDED_SCRIPTS, "another config",
+     'config differs at scale: recorded "paper", this tree\'s "smoke"; config/papers/p.yaml'),
+    (TREE_SOURCES, TREE_CONFIG, {**RECORDED_SCRIPTS, "files": {**RECORDED_SCRIPTS["files"],
+                                                               "workflow/scripts/summarize_figure.py": "0" * 64}},
+     "other workflow scripts", "workflow script workflow/scripts/summarize_figure.py of rule summarize_figure differs"),
+])
+def test_lock_script_refuses_results_of_other_sources_config_or_scripts(tmp_path, recorded, config, scripts, what,
+                                                                        shown):
     import runpy
     from types import SimpleNamespace
 
     files = {_write(tmp_path, "results/p/fig1/summary.csv", SUMMARY): "fig1"}
-    _record_sources(tmp_path, files, {"sha256": "b" * 64, "files": 3})
+    _record_sources(tmp_path, files, recorded, config, scripts)
     params = SimpleNamespace(repo_root=str(tmp_path), scale="smoke", seed=1, files={"p": files}, not_built={"p": {}},
-                             measured_time={"p": {}}, papers=["p"], sources={"p": TREE_SOURCES}, shards={"p": []})
+                             measured_time={"p": {}}, papers=["p"], sources={"p": TREE_SOURCES}, shards={"p": []},
+                             configs={"p": {rel: TREE_CONFIG for rel in files}}, scripts=TREE_SCRIPTS,
+                             config_args={"papers": ["p"]})
     log = tmp_path / "lock.log"
     with pytest.raises(SystemExit) as stop:
         runpy.run_path(str(REPO_ROOT / "workflow" / "scripts" / "lock.py"),
                        init_globals={"snakemake": SimpleNamespace(params=params, log=[str(log)])})
     assert stop.value.code == 1
-    assert log.read_text().startswith("lock REFUSED at scale smoke: results built from other package sources")
-    assert "results/p/fig1/summary.csv (sources bbbbbbbbbbbb)" in log.read_text()
+    text = log.read_text()
+    assert text.startswith(f"lock REFUSED at scale smoke: results built from {what} than this tree's"), text
+    assert f"results/p/fig1/summary.csv ({shown})" in text, text
+    assert "then `snakemake --cores 2 lock --config scale=smoke 'papers=[p]'`" in text, text
     assert not L.lock_path(tmp_path, "p", "smoke").exists()
+
+
+# ---------------------------------------------------------------- results of another config or other scripts
+
+
+def test_verify_refuses_results_of_another_config_naming_the_file_and_the_key(tmp_path):
+    """A claim threshold edited after the build (kept by --rerun-triggers mtime): the numbers may match the lock,
+    but the result was not made from this config."""
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": ("fig1", SUMMARY),
+                                           "results/p/claims.csv": ("claims", CLAIMS)})
+    built = {"claims": [{"id": "C1", "check": {"fn": "below", "max_relative": 0.005}}], "scale": "smoke"}
+    tree = {"claims": [{"id": "C1", "check": {"fn": "below", "max_relative": 0.004}}], "scale": "smoke"}
+    code, text = _run_verify_script(tmp_path, files, config=built,
+                                    configs={"results/p/claims.csv": built, "results/p/fig1/summary.csv": built})
+    assert code == 0 and text.startswith("verify OK at scale smoke"), text
+    code, text = _run_verify_script(tmp_path, files, config=built,
+                                    configs={"results/p/claims.csv": tree, "results/p/fig1/summary.csv": built})
+    assert code == 1, text
+    assert text.startswith("verify FAILED at scale smoke: results built from another config than this tree's\n"), text
+    assert "results/p/claims.csv (config differs at claims[0].check.max_relative: recorded 0.005, this tree's " \
+           "0.004; config/papers/p.yaml)" in text
+    assert "fig1/summary.csv" not in text and "OK" not in text and "lock --config" not in text
+    # a result that records no config hash (made before results recorded one) is refused the same way
+    _record_sources(tmp_path, ["results/p/claims.csv"], TREE_SOURCES)
+    sidecar = tmp_path / "results/p/claims.csv.provenance.json"
+    prov = json.loads(sidecar.read_text())
+    del prov["config_sha256"], prov["config"]
+    sidecar.write_text(json.dumps(prov))
+    assert L.stale_results(tmp_path, ["results/p/claims.csv"], TREE_SOURCES["sha256"],
+                           {"results/p/claims.csv": TREE_CONFIG}, TREE_SCRIPTS)[0].reasons == \
+        ["config not recorded; the paper's config"]
+
+
+def test_verify_refuses_results_of_other_workflow_scripts_naming_the_script(tmp_path):
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": ("fig1", SUMMARY)})
+    edited = {**RECORDED_SCRIPTS, "sha256": "0" * 64,
+              "files": {**RECORDED_SCRIPTS["files"], "workflow/scripts/worker_handoff.py": "1" * 64}}
+    for recorded, shown in ((edited, "workflow script workflow/scripts/worker_handoff.py of rule summarize_figure "
+                                     "differs"),
+                            (None, "workflow scripts not recorded"),
+                            ({**RECORDED_SCRIPTS, "rule": "gone"}, "made by rule gone, which runs no script in this tree")):
+        code, text = _run_verify_script(tmp_path, files, scripts=recorded)
+        assert code == 1, text
+        assert text.startswith("verify FAILED at scale smoke: results built from other workflow scripts than this "
+                               "tree's\n"), text
+        assert f"results/p/fig1/summary.csv ({shown})" in text, text
+
+
+def test_suggested_commands_keep_the_users_config(tmp_path):
+    """`papers=` (and a paper's options) given to verify are in every command it suggests: without them the
+    rebuild and the next verify would run every paper."""
+    lock, files = _locked_paper(tmp_path, {"results/p/fig1/summary.csv": ("fig1", SUMMARY)})
+    user = {"scale": "smoke", "papers": ["p"], "ames_forest": "cached"}
+    code, text = _run_verify_script(tmp_path, files, recorded={"sha256": "b" * 64, "files": 3}, config_args=user)
+    assert code == 1
+    assert "`snakemake --cores 2 p --config scale=smoke 'papers=[p]' ames_forest=cached --forcerun simulate_shard`, " \
+           "then `snakemake --cores 2 verify --config scale=smoke 'papers=[p]' ames_forest=cached`" in text, text
+    _write(tmp_path, "results/p/fig1/summary.csv", SUMMARY.replace(",2.5,0.2,", ",2.75,0.2,"))
+    code, text = _run_verify_script(tmp_path, files, config_args={"papers": ["p", "q"], "ames_forest": "cached"})
+    assert code == 1 and "`snakemake --cores 2 lock --config scale=smoke 'papers=[p]' ames_forest=cached`" in text, text
+    assert L.config_words("paper", {}) == "--config scale=paper"
+
+
+def test_config_difference_names_the_first_differing_key():
+    assert L.config_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2}]}) is None
+    assert L.config_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}) == "a[1].b: recorded 2, this tree's 3"
+    assert L.config_difference({"a": [1]}, {"a": [1, 2]}) == "a: 1 entries recorded, 2 in this tree's"
+    assert L.config_difference({"a": 1}, {"a": 1, "c": "x"}) == 'c: not recorded, this tree\'s "x"'
+    assert L.config_difference({"a": 1}, {"a": 1.0}) == "a: recorded 1, this tree's 1.0"

@@ -178,3 +178,53 @@ def test_the_import_scan_finds_what_a_full_parse_finds_in_every_package_file():
         parsed = S._parsed_imports(str(path), stat.st_mtime_ns, stat.st_size, True)
         # a file that imports by a computed name is parsed whole either way
         assert sorted(scanned, key=repr) == sorted(parsed, key=repr), path
+
+
+# ---------------------------------------------------------------------------------- workflow scripts
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_scripts_files_are_it_and_the_modules_of_its_folder_it_imports(tmp_path):
+    folder = tmp_path / "workflow" / "scripts"
+    folder.mkdir(parents=True)
+    (folder / "job.py").write_text("import handoff  # noqa\nimport json\nfrom helper import f\nfrom banditrepro import lock\n")
+    (folder / "handoff.py").write_text("import os\n")
+    (folder / "helper.py").write_text("def f():\n    import deeper\n")
+    (folder / "deeper.py").write_text("")
+    (folder / "other.py").write_text("import job\n")
+    assert [p.name for p in S.script_files(folder / "job.py")] == ["deeper.py", "handoff.py", "helper.py", "job.py"]
+    record = S.scripts_record(folder / "job.py", tmp_path)
+    assert sorted(record["files"]) == [f"workflow/scripts/{n}.py" for n in ("deeper", "handoff", "helper", "job")]
+    assert record["files"]["workflow/scripts/job.py"] == hashlib.sha256((folder / "job.py").read_bytes()).hexdigest()
+    (folder / "deeper.py").write_text("x = 1\n")  # an edit to a module a script imports moves its digest
+    edited = S.scripts_record(folder / "job.py", tmp_path)
+    assert edited["sha256"] != record["sha256"]
+    (folder / "other.py").write_text("import job\nx = 1\n")  # one it does not import does not
+    assert S.scripts_record(folder / "job.py", tmp_path) == edited
+    # the scripts the main build runs many times hand their job to the worker first: worker_handoff.py is theirs
+    assert "workflow/scripts/worker_handoff.py" in S.scripts_record(
+        REPO_ROOT / "workflow" / "scripts" / "summarize_figure.py", REPO_ROOT)["files"]
+
+
+def test_a_job_records_the_script_snakemake_ran_from_its_copy_with_the_preamble(tmp_path):
+    """Snakemake runs a copy of the rule's script with its preamble in front (.snakemake/scripts/tmp<...>.<name>):
+    the job records the script of the rule's folder, its rule and the digest of its files."""
+    from types import SimpleNamespace
+
+    from banditrepro import workflow_io
+
+    scripts = REPO_ROOT / "workflow" / "scripts"
+    copy = tmp_path / ".snakemake" / "scripts" / "tmpab12cd34.table.py"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(b"######## snakemake preamble start (automatically inserted, do not edit) ########\n"
+                     + (scripts / "table.py").read_bytes())
+    main = compile("def main(snakemake):\n    pass\n", str(copy), "exec")
+    namespace: dict = {}
+    exec(main, namespace)
+    job = SimpleNamespace(rule="table", scriptdir=str(scripts))
+    assert workflow_io.running_script(namespace["main"], job) == scripts / "table.py"
+    record = workflow_io.job_scripts(namespace["main"], job)
+    assert record == {"rule": "table", **S.scripts_record(scripts / "table.py", REPO_ROOT)}
+    copy.write_bytes(copy.read_bytes() + b"# edited after the job started\n")  # not the tree's script: none found
+    assert workflow_io.running_script(namespace["main"], job) is None

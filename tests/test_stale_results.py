@@ -1,5 +1,7 @@
 """No stale results (docs/reproducibility.md, "No stale results"): after an edit to a kernel a paper imports, a
-build reruns the paper's jobs, and `verify` never says OK on results the edited code did not make.
+build reruns the paper's jobs, and `verify` never says OK on results the edited code did not make; nor on
+results made from another config (a claim threshold edited since) or by other workflow scripts, which
+`--rerun-triggers mtime` keeps.
 
 One scratch clone holds a smoke build of the cheapest paper (copied from the session's reference build, with
 Snakemake's records). Its jobs and Snakemake import the clone's own sources (PYTHONPATH), as a fresh clone's
@@ -8,16 +10,26 @@ would. Only dry runs and `verify` run here: no simulation is repeated.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from repo_copy import CHEAP_PAPER, copy_repo, run_snakemake
+from repo_copy import CHEAP_PAPER, copy_build, copy_repo, run_snakemake
 
 pytestmark = pytest.mark.slow
 
 SMOKE = ("--config", "scale=smoke", f"papers=[{CHEAP_PAPER}]")
+# what verify tells to run then: the rebuild and the next verify keep papers= (else they would run every paper)
+REBUILD = f"snakemake --cores 2 {CHEAP_PAPER} --config scale=smoke 'papers=[{CHEAP_PAPER}]' --forcerun simulate_shard"
+THEN = f"snakemake --cores 2 verify --config scale=smoke 'papers=[{CHEAP_PAPER}]'"
+# a claim threshold of the cheap paper (its config), and a workflow script its tables are made by
+THRESHOLD = (f"config/papers/{CHEAP_PAPER}.yaml", "max_relative: 0.005}", "max_relative: 0.004}")
+TABLE_SCRIPT = ("workflow/scripts/table.py", "    df = build_table(ctx, w.table)\n",
+                "    df = build_table(ctx, w.table)\n    df = df.head(len(df))\n")
+HANDOFF = ("workflow/scripts/worker_handoff.py", "PROTOCOL = 1\n", "PROTOCOL = 1  # edited\n")
 # a kernel the cheap paper runs (satisficing_ucl: the UCL posterior sd) and one it never imports
 IMPORTED = ("src/banditrepro/algorithms/ucl.py", "/ math.sqrt(n)", "/ math.sqrt(n + 1)")
 NOT_IMPORTED = ("src/banditrepro/algorithms/fairness.py", "ucb = mean[k] + radius_scale * inv_sqrt_n[k]",
@@ -100,8 +112,77 @@ def _assert_refused(proc) -> None:
     assert "verify OK" not in text
     assert "verify FAILED at scale smoke: results built from other package sources than this tree's" in text
     assert re.search(rf"results/{CHEAP_PAPER}/\S+ \(sources [0-9a-f]{{12}}\)", text), text[-3000:]
-    assert f"`snakemake --cores 2 {CHEAP_PAPER} --config scale=smoke --forcerun simulate_shard`" in text
+    assert f"`{REBUILD}`" in text
 
 
 def test_an_edited_kernel_reruns_the_paper_or_verify_refuses_its_results(built_clone):
     check_stale_results(built_clone)
+
+
+# ------------------------------------------------------------------- another config, other workflow scripts
+
+
+@pytest.fixture
+def smoke_copy(smoke_build, tmp_path, monkeypatch) -> Path:
+    """A copy of the session's smoke build of the cheap paper (Snakemake finds it up to date)."""
+    repo = copy_build(smoke_build(CHEAP_PAPER), tmp_path / "repo")
+    monkeypatch.setenv("PYTHONPATH", str(repo / "src"))
+    return repo
+
+
+@contextmanager
+def _edited(repo: Path, edit: tuple[str, str, str]):
+    """``edit`` applied within; afterwards the file as built, with its times (so no rerun trigger sees it)."""
+    path = repo / edit[0]
+    text, times = path.read_bytes(), path.stat()
+    _edit(repo, edit)
+    try:
+        yield
+    finally:
+        path.write_bytes(text)
+        os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+
+
+def _named(text: str) -> list[str]:
+    """The result files a refusal names (one per line, with what differs)."""
+    return re.findall(r"^    (results/\S+) \(", text, re.M)
+
+
+def _refused(proc, what: str) -> str:
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0, text[-3000:]
+    assert "verify OK" not in text
+    assert f"verify FAILED at scale smoke: results built from {what} than this tree's" in text, text[-3000:]
+    assert f"`{REBUILD}`, then `{THEN}`" in text, text[-3000:]  # papers= kept in both commands
+    return text
+
+
+def test_a_threshold_or_script_edit_kept_by_mtime_triggers_is_refused_naming_the_file(smoke_copy):
+    """Issue 53: with --rerun-triggers mtime (or no Snakemake records) nothing reruns after an edit to a claim
+    threshold or to a workflow script; verify used to say OK. It names each result, the config key or the script."""
+    repo = smoke_copy
+    proc = verify(repo, "--rerun-triggers", "mtime")
+    # the fresh build's records agree with what verify computes from the tree (lock.result_configs, the rules' scripts)
+    assert proc.returncode == 0 and "verify OK at scale smoke" in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-3000:]
+
+    with _edited(repo, THRESHOLD):
+        text = _refused(verify(repo, "--rerun-triggers", "mtime"), "another config")
+    assert re.search(rf"    results/{CHEAP_PAPER}/claims\.csv \(config differs at claims\[\d+\]\.check\.max_relative: "
+                     rf"recorded 0\.005, this tree's 0\.004; config/papers/{CHEAP_PAPER}\.yaml\)", text), text[-3000:]
+    assert _named(text) == [f"results/{CHEAP_PAPER}/claims.csv"]  # the threshold is in no other result's config
+
+    with _edited(repo, TABLE_SCRIPT):
+        text = _refused(verify(repo, "--rerun-triggers", "mtime"), "other workflow scripts")
+    assert re.search(rf"    results/{CHEAP_PAPER}/tables/\w+\.csv \(workflow script workflow/scripts/table\.py of rule "
+                     r"table differs\)", text), text[-3000:]
+    assert _named(text) and all(re.fullmatch(rf"results/{CHEAP_PAPER}/tables/\w+\.csv", f) for f in _named(text))
+
+    # a module the scripts import: no rerun trigger covers it (not even the default ones), so nothing reruns,
+    # and every result made through it is refused
+    with _edited(repo, HANDOFF):
+        assert dry_run(repo) == {}
+        text = _refused(verify(repo), "other workflow scripts")
+    assert re.search(rf"    results/{CHEAP_PAPER}/\S+ \(workflow script workflow/scripts/worker_handoff\.py of rule \w+ "
+                     r"differs\)", text), text[-3000:]
+    proc = verify(repo)  # as built again
+    assert proc.returncode == 0 and "verify OK at scale smoke" in proc.stdout + proc.stderr

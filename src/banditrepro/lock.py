@@ -16,10 +16,14 @@ last paper-scale build. `verify` at paper scale compares verdicts and kinds exac
 ``measured`` within :data:`MEASURED_REL_TOL` (relative) or one unit of its last printed digit, whichever is
 larger, the text around the numbers exactly.
 
-A lock is only ever compared with, or made from, results of the current package sources: every result
-records the digest of the sources its job ran with (banditrepro.sources; a shard in its own provenance,
-a CSV in its sidecar), and :func:`stale_results` finds those that record another digest (or none). `verify`
-and `lock` refuse them, naming the files and the command that rebuilds them (:func:`stale_lines`).
+A lock is only ever compared with, or made from, results of the current tree: every result records the
+digest of the package sources its job ran with (banditrepro.sources; a shard in its own provenance, a CSV in
+its sidecar), the hash of the config subset it was made from and the digest of the workflow scripts that
+made it (banditrepro.provenance), and :func:`stale_results` finds those that record another sources digest, a
+config hash other than the one the current config gives that result (computed here from the config, not by
+the scripts that write it), or other scripts than those the rule that made it runs now (or none). `verify`
+and `lock` refuse them, naming the files, what differs (the config key, the script) and the command that
+rebuilds them (:func:`stale_lines`).
 
 Every number is meant to come out the same bits on any x86-64 CPU (banditrepro.portable). A file whose
 numbers differ from the lock only in their last bits (every differing value within
@@ -38,12 +42,13 @@ import json
 import math
 import platform
 import re
+import shlex
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
 from .layout import LOCK_DIR, VERDICTS_FILE, content_path, lock_path, sidecar
-from .provenance import recorded_sources
+from .provenance import config_sha256, recorded_config, recorded_scripts, recorded_sources
 from .report.vocabulary import DEFAULT_KIND
 from .shards import ShardError, read_shard_provenance
 
@@ -406,11 +411,21 @@ def version_differences(locked: dict[str, str], installed: dict[str, str] | None
 class StaleResult:
     path: str
     recorded: str | None  # the sources digest its provenance records; None when it records none
+    #: why its numbers say nothing about the tree: "sources <digest>", "config differs at ...", "script ... differs"
+    reasons: list[str] = field(default_factory=list)
+    #: which of STALE_KINDS differ
+    kinds: list[str] = field(default_factory=list)
 
 
-def result_sources(root: Path | str, rel: str) -> str | None:
-    """The sources digest a result records: a shard (``.npz``) in its own provenance, any other result in its
-    sidecar (``<file>.provenance.json``). None when it records none or its provenance cannot be read."""
+#: what a result may have been built from other than the tree's, as the refusal names it
+STALE_KINDS = {"sources": "package sources", "config": "config", "scripts": "workflow scripts"}
+#: characters of a recorded or expected config value shown in a refusal
+CONFIG_SHOWN = 60
+
+
+def result_provenance(root: Path | str, rel: str) -> dict | None:
+    """The provenance a result records: a shard (``.npz``) in its own provenance, any other result in its sidecar
+    (``<file>.provenance.json``). None when it records none or its provenance cannot be read."""
     path = Path(root) / rel
     try:
         if path.suffix == ".npz":
@@ -419,58 +434,205 @@ def result_sources(root: Path | str, rel: str) -> str | None:
             prov = json.loads(Path(sidecar(path)).read_text(encoding="utf-8"))
     except (OSError, ValueError, ShardError):
         return None
-    return recorded_sources(prov) if isinstance(prov, dict) else None
+    return prov if isinstance(prov, dict) else None
 
 
-def stale_results(root: Path | str, files, current: str) -> list[StaleResult]:
+def result_sources(root: Path | str, rel: str) -> str | None:
+    """The sources digest a result records (:func:`result_provenance`); None when it records none."""
+    prov = result_provenance(root, rel)
+    return recorded_sources(prov) if prov is not None else None
+
+
+def _shown(value) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= CONFIG_SHOWN else text[:CONFIG_SHOWN - 3] + "..."
+
+
+def config_difference(recorded, expected, where: str = "") -> str | None:
+    """Where two configs (JSON values) first differ, with both values: ``claims[2].threshold: recorded 0.1, this
+    tree's 0.2``; None where they are equal."""
+    if isinstance(recorded, dict) and isinstance(expected, dict):
+        for key in sorted(set(recorded) | set(expected), key=str):
+            at = f"{where}.{key}" if where else str(key)
+            if key not in recorded:
+                return f"{at}: not recorded, this tree's {_shown(expected[key])}"
+            if key not in expected:
+                return f"{at}: recorded {_shown(recorded[key])}, not in this tree's"
+            found = config_difference(recorded[key], expected[key], at)
+            if found:
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(expected, list):
+        for i, (a, b) in enumerate(zip(recorded, expected)):
+            found = config_difference(a, b, f"{where}[{i}]")
+            if found:
+                return found
+        if len(recorded) != len(expected):
+            return f"{where or 'config'}: {len(recorded)} entries recorded, {len(expected)} in this tree's"
+        return None
+    if recorded != expected or type(recorded) is not type(expected):
+        return f"{where or 'config'}: recorded {_shown(recorded)}, this tree's {_shown(expected)}"
+    return None
+
+
+def _config_reason(prov: dict, expected: dict, config_file: str) -> str | None:
+    """Why a result's recorded config is not the one the tree gives it (``expected``: the config subset its job
+    would record now), or None. Compares the recorded hash with the hash of ``expected``."""
+    if prov.get("config_sha256") == config_sha256(expected):
+        return None
+    recorded = prov.get("config")
+    if "config_sha256" not in prov or recorded is None:
+        return f"config not recorded; {config_file}"
+    where = config_difference(recorded, recorded_config(expected)) or \
+        f"config sha256 recorded {str(prov.get('config_sha256'))[:12]}, this tree's {config_sha256(expected)[:12]}"
+    return f"config differs at {where}; {config_file}"
+
+
+def _scripts_reason(prov: dict, scripts: dict[str, dict]) -> str | None:
+    """Why a result's recorded workflow scripts are not those the tree's rule that made it runs (``scripts``:
+    {rule: banditrepro.sources.scripts_record of its script}), or None."""
+    recorded = recorded_scripts(prov)
+    if recorded is None:
+        return "workflow scripts not recorded"
+    rule = recorded.get("rule")
+    if rule not in scripts:
+        return f"made by rule {rule}, which runs no script in this tree"
+    expected = scripts[rule]
+    if recorded.get("sha256") == expected["sha256"] and recorded["files"] == expected["files"]:
+        return None
+    old, new = recorded["files"], expected["files"]
+    differ = [path + (" (not run now)" if path not in new else " (not run then)" if path not in old else "")
+              for path in sorted(set(old) | set(new)) if old.get(path) != new.get(path)]
+    return f"workflow script {', '.join(differ) or 'digest'} of rule {rule} differs"
+
+
+def result_configs(spec, scale: str, files: dict[str, str], shards: dict[str, str]) -> dict[str, dict]:
+    """{path: the config subset its job records} of a paper's result CSVs ``files`` ({path: what it holds},
+    banditrepro.layout.result_csvs: a figure id, ``table <id>`` or ``claims``) and ``shards`` ({path: experiment}),
+    from ``spec`` (the paper as the current config gives it) at ``scale``. Written from what each result is made
+    of, apart from the scripts that record it (summarize_figure, table, claims_merge, simulate_shard), so that
+    `verify` checks their record rather than repeats it; a fresh build's results match it
+    (tests/test_lock.py)."""
+    configs = {}
+    for rel, what in files.items():
+        if what == "claims":
+            configs[rel] = {"claims": spec.claims, "scale": scale}
+        elif what.startswith("table "):
+            configs[rel] = {"table": spec.tables[what[len("table "):]], "scale": scale}
+        else:
+            configs[rel] = {"figure": spec.figures[what],
+                            "experiments": {e: spec.experiments[e].config for e in spec.figure_experiments(what)},
+                            "scale": scale}
+    for rel, experiment in shards.items():
+        configs[rel] = {"experiment": spec.experiments[experiment].config, "scale": scale}
+    return configs
+
+
+def stale_results(root: Path | str, files, current: str, configs: dict | None = None,
+                  scripts: dict[str, dict] | None = None, config_file: str = "the paper's config"
+                  ) -> list[StaleResult]:
     """Of ``files`` (paths relative to ``root``), those that exist and record other package sources than
-    ``current`` (the digest of the tree's sources for their paper), or none: made by other code than the
-    current tree's, their numbers say nothing about it. A missing file is not stale (it is missing)."""
+    ``current`` (the digest of the tree's sources for their paper), or none; and, where given, another config
+    than ``configs[path]`` (the config subset the file's job would record from the tree's config; a file not in
+    ``configs`` is not checked) or other workflow scripts than ``scripts`` ({rule: the tree's
+    banditrepro.sources.scripts_record of the rule's script}). Made by other code or from another config than
+    the current tree's, their numbers say nothing about it. A missing file is not stale (it is missing)."""
     stale = []
     for rel in sorted(set(files)):
         if not (Path(root) / rel).exists():
             continue
-        recorded = result_sources(root, rel)
+        prov = result_provenance(root, rel) or {}
+        recorded = recorded_sources(prov)
+        found = StaleResult(rel, recorded)
         if recorded != current:
-            stale.append(StaleResult(rel, recorded))
+            found.reasons.append(f"sources {recorded[:12] if recorded else 'not recorded'}")
+            found.kinds.append("sources")
+        if configs is not None and rel in configs:
+            reason = _config_reason(prov, configs[rel], config_file)
+            if reason:
+                found.reasons.append(reason)
+                found.kinds.append("config")
+        if scripts is not None:
+            reason = _scripts_reason(prov, scripts)
+            if reason:
+                found.reasons.append(reason)
+                found.kinds.append("scripts")
+        if found.reasons:
+            stale.append(found)
     return stale
 
 
-def stale_by_paper(root: Path | str, results: dict[str, list[str]], sources: dict[str, dict]
-                   ) -> dict[str, list[StaleResult]]:
+def stale_by_paper(root: Path | str, results: dict[str, list[str]], sources: dict[str, dict],
+                   configs: dict[str, dict] | None = None, scripts: dict[str, dict] | None = None,
+                   config_files: dict[str, str] | None = None) -> dict[str, list[StaleResult]]:
     """{paper: its stale results} of the papers in ``results`` ({paper: result paths}) that have any, each
-    compared with ``sources[paper]`` (the tree's, ``{"sha256", "files"}``)."""
-    stale = {paper: stale_results(root, files, sources[paper]["sha256"]) for paper, files in results.items()}
+    compared with ``sources[paper]`` (the tree's, ``{"sha256", "files"}``), ``configs[paper]`` ({path: the
+    config subset the tree gives it}, where given) and ``scripts`` ({rule: the tree's scripts record})."""
+    stale = {paper: stale_results(root, files, sources[paper]["sha256"],
+                                  None if configs is None else configs.get(paper, {}), scripts,
+                                  (config_files or {}).get(paper, f"config/papers/{paper}.yaml"))
+             for paper, files in results.items()}
     return {paper: files for paper, files in stale.items() if files}
 
 
-def rebuild_command(papers, scale: str) -> str:
-    """The command that rebuilds every result of ``papers`` with the current sources: forcing the simulations
-    reruns everything made from them, whatever Snakemake recorded (or did not) about the files there."""
-    return f"snakemake --cores 2 {' '.join(papers)} --config scale={scale} --forcerun simulate_shard"
+def stale_what(stale: dict[str, list[StaleResult]]) -> str:
+    """What the stale results were built from: "other package sources", "another config", ... joined."""
+    kinds = {k for files in stale.values() for item in files for k in item.kinds}
+    return " and ".join(("other " if k != "config" else "another ") + STALE_KINDS[k]
+                        for k in STALE_KINDS if k in kinds) or "other package sources"
 
 
-def stale_lines(stale: dict[str, list[StaleResult]], current: dict[str, dict], scale: str, then: str) -> list[str]:
-    """What `verify` and `lock` say about results built from other sources than the tree's: per paper how many,
-    the first few with the digest each records, and the command that rebuilds them (``then``: what to run
-    after it)."""
+def config_words(scale: str, overrides: dict | None = None, papers=None) -> str:
+    """``--config scale=<scale> ...``: the ``--config`` settings the user gave (``overrides``, Snakemake's
+    ``--config`` as parsed: ``papers`` a list) with the scale first, ``papers`` replaced by ``papers`` where given;
+    each word quoted for the shell where it needs it (``'papers=[<paper>]'``)."""
+    settings = {"scale": scale, **{k: v for k, v in (overrides or {}).items() if k != "scale"}}
+    if papers is not None:
+        settings["papers"] = list(papers)
+    words = []
+    for key, value in settings.items():
+        if isinstance(value, (list, tuple)):
+            text = "[" + ",".join(str(v) for v in value) + "]"
+        elif isinstance(value, bool):
+            text = str(value).lower()
+        elif isinstance(value, dict):
+            text = json.dumps(value, separators=(",", ":"))
+        else:
+            text = str(value)
+        words.append(shlex.quote(f"{key}={text}"))
+    return "--config " + " ".join(words)
+
+
+def rebuild_command(papers, scale: str, overrides: dict | None = None) -> str:
+    """The command that rebuilds every result of ``papers`` with the current sources, config and scripts: forcing
+    the simulations reruns everything made from them, whatever Snakemake recorded (or did not) about the files
+    there. The user's other ``--config`` settings (``overrides``) are kept: ``papers=`` selects what is built."""
+    return f"snakemake --cores 2 {' '.join(papers)} {config_words(scale, overrides)} --forcerun simulate_shard"
+
+
+def stale_lines(stale: dict[str, list[StaleResult]], current: dict[str, dict], scale: str, then: str,
+                overrides: dict | None = None) -> list[str]:
+    """What `verify` and `lock` say about results built from other sources, another config or other workflow
+    scripts than the tree's: per paper how many, the first few with what differs in each, and the command that
+    rebuilds them (``then``: what to run after it; ``overrides``: the user's ``--config``, kept in it)."""
     papers = [p for p, files in stale.items() if files]
     if not papers:
         return []
-    lines = [f"{sum(len(stale[p]) for p in papers)} result file(s) of {', '.join(papers)} were built from other "
-             "package sources than this tree's (or record none), so they say nothing about the current code:"]
+    lines = [f"{sum(len(stale[p]) for p in papers)} result file(s) of {', '.join(papers)} were built from "
+             f"{stale_what(stale)} than this tree's (or record none), so they say nothing about the current code:"]
     for paper in papers:
         here = current[paper]
         lines.append(f"  {paper}: {len(stale[paper])} file(s); the tree's sources for it are "
                      f"{here['sha256'][:12]} ({here['files']} files)")
         for item in stale[paper][:STALE_SHOWN]:
-            lines.append(f"    {item.path} (sources {item.recorded[:12] if item.recorded else 'not recorded'})")
+            lines.append(f"    {item.path} ({'; '.join(item.reasons)})")
         if len(stale[paper]) > STALE_SHOWN:
             lines.append(f"    ... and {len(stale[paper]) - STALE_SHOWN} more")
-    lines.append(f"Rebuild them with the current sources: `{rebuild_command(papers, scale)}`, then {then}. "
-                 "(A build reruns such results by itself where Snakemake recorded making them, since the sources "
-                 "are a param of their jobs; results copied in, or kept by `--rerun-triggers mtime`, need "
-                 "the --forcerun.)")
+    lines.append(f"Rebuild them with the current tree: `{rebuild_command(papers, scale, overrides)}`, then {then}. "
+                 "(A build reruns such results by itself where Snakemake recorded making them and its default rerun "
+                 "triggers are on, since the sources and config are params of their jobs and a script newer than a "
+                 "result reruns it; results copied in, kept by `--rerun-triggers mtime`, or made before an edit to "
+                 "a module a script imports need the --forcerun.)")
     return lines
 
 

@@ -29,7 +29,7 @@ import sys
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from .sources import sources_digest
+from .digest import files_digest
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _PREFIX = "banditrepro-"
@@ -37,8 +37,8 @@ PLANNED = "specs"  # the folder of planned()'s entries in the cache directory of
 
 
 def source_hash() -> str:
-    """sha256 over every .py file of the package (relative path and bytes, banditrepro.sources.sources_digest)."""
-    return sources_digest((p.relative_to(_PACKAGE_DIR).as_posix() for p in _PACKAGE_DIR.rglob("*.py")), _PACKAGE_DIR)
+    """sha256 over every .py file of the package (relative path and bytes, banditrepro.digest.files_digest)."""
+    return files_digest((p.relative_to(_PACKAGE_DIR).as_posix() for p in _PACKAGE_DIR.rglob("*.py")), _PACKAGE_DIR)
 
 
 def base_dir(environ=os.environ) -> Path:

@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
+from .digest import file_sha256, files_digest
+
 #: the source folder of the package this module belongs to
 PACKAGE_DIR = Path(__file__).resolve().parent
 #: the folder (relative to the package) whose sub-packages are the papers: experiments/<paper>/
@@ -339,16 +341,9 @@ def papers_importing(relpath: str, papers: Iterable[str], package_dir: Path | st
 
 
 def sources_digest(paths: Iterable[str], package_dir: Path | str = PACKAGE_DIR) -> str:
-    """sha256 over the (relative path, bytes) of each of ``paths`` in sorted order: a file renamed, added,
-    removed or edited gives another digest."""
-    package_dir = Path(package_dir)
-    digest = hashlib.sha256()
-    for rel in sorted(set(paths)):
-        digest.update(rel.encode())
-        digest.update(b"\0")
-        digest.update((package_dir / rel).read_bytes())
-        digest.update(b"\0")
-    return digest.hexdigest()
+    """sha256 over the (relative path, bytes) of each of ``paths`` in sorted order (banditrepro.digest): a file
+    renamed, added, removed or edited gives another digest."""
+    return files_digest(paths, package_dir)
 
 
 def paper_sources_digest(paper: str, package_dir: Path | str = PACKAGE_DIR) -> str:
@@ -360,3 +355,42 @@ def sources_record(paths: Iterable[str], package_dir: Path | str = PACKAGE_DIR) 
     """The ``sources`` entry of a result's provenance: the digest of ``paths`` and how many files it covers."""
     paths = sorted(set(paths))
     return {"sha256": sources_digest(paths, package_dir), "files": len(paths)}
+
+
+# ------------------------------------------------------------------------------------ workflow scripts
+# A result depends on the workflow script that made it as much as on the package: the script picks the package
+# functions, their arguments and what is written. Snakemake reruns a job whose script is newer than its outputs
+# only under its default rerun triggers, and never for a module the script imports from its own folder
+# (worker_handoff.py), so every result records the digest of its script's files (banditrepro.provenance, written
+# by banditrepro.workflow_io.run) and `verify` and `lock` compare it with the tree's (banditrepro.lock).
+
+
+def script_files(script: Path | str) -> list[Path]:
+    """A workflow script and the modules of its own folder it imports, closed under their imports (static, as
+    for the package: imports inside functions count), sorted: everything of the workflow side a job of the
+    script runs (``workflow/scripts/summarize_figure.py`` and ``workflow/scripts/worker_handoff.py``)."""
+    script = Path(script)
+    folder = script.parent
+    seen: set[Path] = set()
+    todo = [script]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for entry in _file_imports(path):
+            names = [entry[1]] if entry[0] == "import" else \
+                [entry[2]] if entry[0] == "from" and entry[1] == 0 and entry[2] else []
+            for name in names:
+                sibling = folder / f"{name.split('.')[0]}.py"
+                if sibling.is_file() and sibling not in seen:
+                    todo.append(sibling)
+    return sorted(seen)
+
+
+def scripts_record(script: Path | str, root: Path | str) -> dict:
+    """The ``scripts`` entry of a result's provenance: ``{"sha256": digest, "files": {path: sha256}}`` of
+    :func:`script_files` of ``script``, paths relative to ``root`` (the project: ``workflow/scripts/...``)."""
+    root = Path(root).resolve()
+    paths = [p.resolve().relative_to(root).as_posix() for p in script_files(script)]
+    return {"sha256": files_digest(paths, root), "files": {rel: file_sha256(root / rel) for rel in paths}}

@@ -1,7 +1,7 @@
 """What the workflow scripts (workflow/scripts/*.py) share: the one way a script runs (:func:`run`: its
-log, its messages to the terminal, its exit code), the repository root, and a results context built from
-a rule's params. Only the scripts use this module; environments, policies and the report code never know
-about Snakemake.
+log, its messages to the terminal, its exit code, and what every provenance record of the job holds of the
+workflow side: :func:`job_scripts`), the repository root, and a results context built from a rule's params.
+Only the scripts use this module; environments, policies and the report code never know about Snakemake.
 
 Every script has the same form::
 
@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from pathlib import Path
 
+from . import provenance
 from .report.context import ResultsContext
+from .sources import scripts_record
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -70,6 +72,7 @@ def run(main: Callable[[object], None], snakemake) -> None:
 def _run_logged(main, snakemake, stream, terminal) -> Exception | None:
     """``main(snakemake)`` with stdout, stderr and ``logging`` sent to ``stream``; the exception it raised, if any."""
     global _terminal
+    scripts = job_scripts(main, snakemake)
     old_out, old_err = sys.stdout, sys.stderr
     root = logging.getLogger()
     old_handlers, old_level = list(root.handlers), root.level
@@ -80,7 +83,8 @@ def _run_logged(main, snakemake, stream, terminal) -> Exception | None:
     sys.stdout = sys.stderr = stream
     _terminal = terminal
     try:
-        main(snakemake)
+        with provenance.recording(scripts=scripts):
+            main(snakemake)
     except ScriptError as err:
         tell(str(err) if str(err).endswith("\n") else f"{err}\n", err.heading)
         return err
@@ -94,6 +98,37 @@ def _run_logged(main, snakemake, stream, terminal) -> Exception | None:
         root.setLevel(old_level)
         _terminal = None
     return None
+
+
+def running_script(main: Callable[[object], None], snakemake) -> Path | None:
+    """The workflow script whose ``main`` runs: Snakemake runs a copy of it with its preamble in front
+    (``.snakemake/scripts/tmp<...>.<name>.py``), so it is the file of the rule's script folder
+    (``snakemake.scriptdir``) that the running file ends with; a script run from its own folder is itself."""
+    running = Path(main.__code__.co_filename)
+    scriptdir = getattr(snakemake, "scriptdir", None)
+    folder = Path(scriptdir) if scriptdir else running.parent
+    try:
+        if running.resolve().parent == folder.resolve():
+            return running
+        ran = running.read_bytes()
+        found = [p for p in folder.glob("*.py") if ran.endswith(p.read_bytes())]
+    except OSError:
+        return None
+    return max(found, key=lambda p: p.stat().st_size) if found else None
+
+
+def job_scripts(main: Callable[[object], None], snakemake) -> dict | None:
+    """What every result of this job records of the workflow side (banditrepro.provenance.recording): the rule
+    and the digest of its script and the modules of workflow/scripts/ it imports (banditrepro.sources
+    .scripts_record), which `verify` and `lock` compare with the tree's; None where the script is not found."""
+    script = running_script(main, snakemake)
+    if script is None:
+        return None
+    try:
+        record = scripts_record(script, script.resolve().parents[2])
+    except (OSError, ValueError):
+        return None
+    return {"rule": getattr(snakemake, "rule", None), **record}
 
 
 def repo_root(snakemake) -> Path:

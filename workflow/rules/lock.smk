@@ -18,6 +18,10 @@ rule lock:
         # from other sources (copied in, or kept by --rerun-triggers mtime) are refused, never locked
         **job_params(sources=lambda w: {p: paper_sources(p) for p in available_papers()}),
         shards=lambda w: {p: paper_shards(p) for p in available_papers()},
+        # ... and so are results made from another config or by other workflow scripts than the tree's
+        configs=lambda w: {p: paper_result_configs(p) for p in available_papers()},
+        scripts=lambda w: rule_scripts(),
+        config_args=lambda w: user_config(),
         repo_root=str(REPO_ROOT),
     log:
         layout.lock_log("lock", config["scale"]),
@@ -41,6 +45,9 @@ rule verify:
         # as for lock: results built from other sources than the tree's are refused, not compared
         **job_params(sources=lambda w: {p: paper_sources(p) for p in available_papers()}),
         shards=lambda w: {p: paper_shards(p) for p in available_papers()},
+        configs=lambda w: {p: paper_result_configs(p) for p in available_papers()},
+        scripts=lambda w: rule_scripts(),
+        config_args=lambda w: user_config(),  # the suggested commands keep the user's --config (papers=)
         repo_root=str(REPO_ROOT),
     log:
         layout.lock_log("verify", config["scale"]),

@@ -1,14 +1,23 @@
 """Snakemake script of rule lock: rewrite config/locks/<paper>.<scale>.lock.json (+ content) for every
 configured paper; at paper scale also the papers' rows of config/locks/verdicts.paper.csv, and the first form
 of every claim that enters a paper-scale lock for the first time (config/locks/claims.first.yaml, which only
-grows: report/deviations.py). Results built from other package sources than the tree's are refused (nothing
-is written): a lock records the current code's results."""
+grows: report/deviations.py). Results built from other package sources, another config or other workflow
+scripts than the tree's are refused (nothing is written): a lock records the current tree's results."""
 
 from pathlib import Path
 
 from banditrepro import layout, provenance
 from banditrepro.experiments.spec import expand_claim_cells, paper_config_path, read_paper_yaml
-from banditrepro.lock import VERDICTS_FILE, make_lock, stale_by_paper, stale_lines, write_lock, write_verdicts
+from banditrepro.lock import (
+    VERDICTS_FILE,
+    config_words,
+    make_lock,
+    stale_by_paper,
+    stale_lines,
+    stale_what,
+    write_lock,
+    write_verdicts,
+)
 from banditrepro.report.claims import read_claims
 from banditrepro.report.deviations import FIRST_FORMS_FILE, dump_first_forms, read_first_forms, record_first_forms
 from banditrepro.workflow_io import ScriptError, run, tell
@@ -18,12 +27,15 @@ def main(snakemake) -> None:
     root = Path(snakemake.params.repo_root)
     scale = snakemake.params.scale
     sources = snakemake.params.sources
+    overrides = snakemake.params.config_args  # the user's --config, kept in the commands suggested
     stale = stale_by_paper(root, {p: [*files, *snakemake.params.shards[p]] for p, files in snakemake.params.files.items()},
-                           sources)
+                           sources, snakemake.params.configs, snakemake.params.scripts)
     if stale:
-        raise ScriptError("\n".join([f"lock REFUSED at scale {scale}: results built from other package sources "
+        raise ScriptError("\n".join([f"lock REFUSED at scale {scale}: results built from {stale_what(stale)} "
                                       "than this tree's; no lock was written"]
-                                     + stale_lines(stale, sources, scale, f"`snakemake --cores 2 lock --config scale={scale}`"))
+                                     + stale_lines(stale, sources, scale,
+                                                   f"`snakemake --cores 2 lock {config_words(scale, overrides)}`",
+                                                   overrides))
                           + "\n", heading="banditrepro ")
     lines = []
     for paper, files in snakemake.params.files.items():
