@@ -254,7 +254,8 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
                "alternative readings) and sanity claims (true by construction) are counted apart. Each paper's "
                "report lists every claim with what was measured, the threshold, the verdict and its kind"
                + ("; *" + DEVIATIONS_COLUMN + "*: the claims whose statement, threshold, band, kind, gate, premise "
-                  "or comparison set changed after their results were known (each paper report's section "
+                  "or comparison set, or the code of their checks, changed after their results were known (each paper "
+                  "report's section "
                   "\"Changes to claims after results were known\")" if paper_deviations is not None else "")
                + ("; *" + ADDED_COLUMN + "*: the headline claims added after the paper's first paper-scale lock, "
                   "with some of its results known (each paper report's section \"Claims added after results were "
