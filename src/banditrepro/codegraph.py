@@ -24,11 +24,23 @@ refers to it is not owned (a builder, an environment, a metric, a check, a loop 
 entry itself (the dispatch is declared). A unit outside ``algorithms/``, or one nothing refers to, is
 shared. So a policy-owned unit runs only in the runs of its owners: every path to it passes through an entry
 of one of them.
+
+*The code a claim runs* (issue 53, :func:`claim_code`). A claim check is found in the sources by its
+registration, the decorator ``@claim_check("name")``; the code a claim's verdict rests on is every unit its
+checks reach (:meth:`CodeGraph.reachable`: the check, its helpers, the constants they read), each with a
+digest of its AST without docstrings (:func:`unit_digest`: blind to comments, docstrings and formatting). The
+checks of a claim are named by report.deviations.check_names (its check, the parts and inner checks in its
+arguments, its premise's). report/deviations.py compares these digests with the recorded ones, so a change of
+a check's code after the results were known needs a deviation entry as a change of its config does;
+``python -m banditrepro.codegraph pending`` lists the claims whose form or code changed without one.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
+import hashlib
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -380,3 +392,140 @@ def declared_entries(rel: str, package_dir: Path | str) -> dict[str, tuple[str, 
                                      "unit names")
             return {k: tuple(v) for k, v in value.items()}
     return {}
+
+
+# ------------------------------------------------------------------------------ the code a claim's check runs
+
+#: the registry's decorator of a claim check, ``@claim_check("name")`` (registry.claim_check)
+CLAIM_CHECK = "claim_check"
+
+
+def _docstring_free(node: ast.AST) -> ast.AST:
+    """A copy of ``node`` without the docstrings of its functions and classes (a body left empty gets ``pass``)."""
+    node = copy.deepcopy(node)
+    for n in ast.walk(node):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and n.body:
+            first = n.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                n.body = n.body[1:] or [ast.Pass()]
+    return node
+
+
+def _canonical(value) -> str:
+    """An AST as text: each node's type and its fields by name, without line and column numbers and without
+    fields that are None or empty (so the fields later Pythons add empty, such as ``type_params`` in 3.12, and
+    ``ast.dump``'s changed defaults in 3.13 change nothing)."""
+    if isinstance(value, ast.AST):
+        fields = [f"{name}={_canonical(v)}" for name, v in ast.iter_fields(value) if v is not None and v != []]
+        return f"{type(value).__name__}({', '.join(fields)})"
+    if isinstance(value, list):
+        return "[" + ", ".join(_canonical(v) for v in value) + "]"
+    return repr(value)
+
+
+def unit_digest(graph: CodeGraph, unit: Unit) -> str:
+    """12 hex digits of the sha256 of the unit's AST (decorators included) without docstrings, line and column
+    numbers (:func:`_canonical`): comments, docstrings and formatting change no digest, any change of code does."""
+    node = graph.modules[unit.module].nodes[unit]
+    return hashlib.sha256(_canonical(_docstring_free(node)).encode("utf-8")).hexdigest()[:12]
+
+
+def claim_check_units(graph: CodeGraph) -> dict[str, Unit]:
+    """{check name: the unit registering it} for every ``@claim_check("name")`` (also ``@registry.claim_check``)
+    of the graph's package modules; a name registered twice is an error."""
+    found: dict[str, Unit] = {}
+    for rel, mod in graph.modules.items():
+        if rel in graph.extra:
+            continue
+        for unit, node in mod.nodes.items():
+            for dec in getattr(node, "decorator_list", ()):
+                chain = _chain(dec.func) if isinstance(dec, ast.Call) else None
+                if (chain is None or chain[-1] != CLAIM_CHECK or not dec.args
+                        or not isinstance(dec.args[0], ast.Constant) or not isinstance(dec.args[0].value, str)):
+                    continue
+                name = dec.args[0].value
+                if name in found:
+                    raise CodeGraphError(f"claim check {name!r} is registered twice ({found[name]}, {unit})")
+                found[name] = unit
+    return found
+
+
+@lru_cache(maxsize=8)
+def package_code(package_dir: str) -> tuple[CodeGraph, dict[str, Unit]]:
+    """The code graph of every module of the package and its claim checks, once per process and directory."""
+    root = Path(package_dir)
+    graph = CodeGraph(root, [p.relative_to(root).as_posix() for p in sorted(root.rglob("*.py"))])
+    return graph, claim_check_units(graph)
+
+
+def claim_code(graph: CodeGraph, checks: Mapping[str, Unit], names: Iterable[str]) -> dict[str, str]:
+    """{unit (``module:name``): its digest} of every unit the named claim checks reach, sorted by unit."""
+    reached: set[Unit] = set()
+    for name in names:
+        if name not in checks:
+            raise CodeGraphError(f"claim check {name!r} is registered nowhere in the package (@{CLAIM_CHECK})")
+        reached |= graph.reachable(checks[name])
+    return {str(u): unit_digest(graph, u) for u in sorted(reached, key=str)}
+
+
+def paper_claim_code(raw_claims: Iterable[Mapping], package_dir: Path | str) -> dict[str, dict[str, str]]:
+    """{claim id: :func:`claim_code` of its checks (report.deviations.check_names)} of a paper's claims as the
+    config writes them."""
+    from .report.deviations import check_names
+
+    graph, checks = package_code(str(Path(package_dir).resolve()))
+    raw_claims = list(raw_claims)
+    by_id = {str(c["id"]): c for c in raw_claims}
+    return {cid: claim_code(graph, checks, check_names(c, by_id)) for cid, c in by_id.items()}
+
+
+def _raw_claims(root: Path, paper: str) -> list[dict]:
+    from .experiments.spec import expand_claim_cells, paper_config_path, read_paper_yaml
+
+    path = paper_config_path(root, paper)
+    return expand_claim_cells(read_paper_yaml(path), path)["claims"]
+
+
+def pending(root: Path | str = ".", papers: Iterable[str] | None = None) -> tuple[list[str], str]:
+    """(problems, entries) for ``python -m banditrepro.codegraph pending``: every claim whose form or code
+    changed after its first lock without a deviation entry (report.deviations.form_problems) and, for each, a
+    deviation entry to complete (reason, verdicts) and append to config/locks/claims.deviations.yaml."""
+    from . import provenance
+    from .experiments.spec import discover_papers
+    from .lock import VERDICTS_FILE, read_verdicts
+    from .report import deviations as dev
+
+    root = Path(root)
+    first, devs = dev.read_first_forms(root / dev.FIRST_FORMS_FILE), dev.read_deviations(root / dev.DEVIATIONS_FILE)
+    code = dev.read_code(root / dev.CODE_FILE)
+    commit = provenance.git_commit(root)[:7]
+    locked = read_verdicts(root / VERDICTS_FILE)
+    problems, entries = [], []
+    for paper in (papers or discover_papers(root)):
+        raw = _raw_claims(root, paper)
+        now = paper_claim_code(raw, root / "src" / PACKAGE)
+        problems += dev.form_problems(paper, raw, first, devs, code, now)
+        verdicts = {str(r["claim_id"]): str(r["verdict"]) for r in locked if r["paper"] == paper}
+        entries += dev.pending_entries(paper, raw, first, devs, code, now, commit, verdicts)
+    return problems, dev.dump_deviations(entries) if entries else ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m banditrepro.codegraph pending [paper ...]`` (from the repository root)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] != "pending":
+        print("usage: python -m banditrepro.codegraph pending [paper ...]", file=sys.stderr)
+        return 2
+    problems, entries = pending(".", argv[1:] or None)
+    if not problems:
+        print("no claim changed its form or code after its first lock without a deviation entry")
+        return 0
+    print("\n".join(problems))
+    print("\n# Entries to complete (reason in words, verdict_before: the claim's last locked verdict; "
+          "verdict_after once a lock holds the new form) and append to config/locks/claims.deviations.yaml:")
+    print(entries)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

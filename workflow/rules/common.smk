@@ -10,7 +10,7 @@ from banditrepro import layout
 from banditrepro.experiments.spec import ConfigError, load_paper_cached, select_papers
 from banditrepro.layout import shard_name
 from banditrepro.report.claim_inputs import claim_dependencies, claim_figures, claims_of_figure, table_dependencies
-from banditrepro.report.deviations import DEVIATIONS_FILE, FIRST_FORMS_FILE
+from banditrepro.report.deviations import CODE_FILE, DEVIATIONS_FILE, FIRST_FORMS_FILE
 from banditrepro.report.findings import FindingsError, check_findings
 from banditrepro.sources import planned_paper_modules, sources_record
 
@@ -384,8 +384,8 @@ def paper_report_inputs(wildcards):
         "readings": layout.readings_file(wildcards.paper),
         "figures": paper_figure_files(wildcards.paper),
         "tables": paper_table_files(wildcards.paper),
-        # the frozen first forms of the claims and their recorded changes (report/deviations.py)
-        "claim_forms": [str(FIRST_FORMS_FILE), str(DEVIATIONS_FILE)],
+        # the frozen first forms and code of the claims and their recorded changes (report/deviations.py)
+        "claim_forms": [str(FIRST_FORMS_FILE), str(CODE_FILE), str(DEVIATIONS_FILE)],
     }
     if robustness_in_report(wildcards.paper):  # robustness_common.smk
         inputs["robustness"] = layout.robustness_file(wildcards.paper)

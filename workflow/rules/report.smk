@@ -126,6 +126,7 @@ rule report:
         robustness=lambda w: [layout.robustness_file(p) for p in available_papers() if robustness_in_report(p)],
         mutants=lambda w: [layout.mutants_file(p) for p in available_papers() if mutants_in_report(p)],
         deviations=str(DEVIATIONS_FILE),  # counted per paper (report/deviations.py)
+        first_forms=str(FIRST_FORMS_FILE),  # the claims added after each paper's first lock
     output:
         layout.REPORT_FILE,
     params:

@@ -7,6 +7,7 @@ scripts than the tree's are refused (nothing is written): a lock records the cur
 from pathlib import Path
 
 from banditrepro import layout, provenance
+from banditrepro.codegraph import paper_claim_code
 from banditrepro.experiments.spec import expand_claim_cells, paper_config_path, read_paper_yaml
 from banditrepro.lock import (
     VERDICTS_FILE,
@@ -19,7 +20,17 @@ from banditrepro.lock import (
     write_verdicts,
 )
 from banditrepro.report.claims import read_claims
-from banditrepro.report.deviations import FIRST_FORMS_FILE, dump_first_forms, read_first_forms, record_first_forms
+from banditrepro.report.deviations import (
+    CODE_FILE,
+    FIRST_FORMS_FILE,
+    dump_code,
+    dump_first_forms,
+    is_headline,
+    read_code,
+    read_first_forms,
+    record_code,
+    record_first_forms,
+)
 from banditrepro.workflow_io import ScriptError, run, tell
 
 
@@ -51,15 +62,21 @@ def main(snakemake) -> None:
         write_verdicts(root / VERDICTS_FILE, claims, list(snakemake.params.papers))
         lines.append(f"{VERDICTS_FILE}: rows of {', '.join(claims)} rewritten; "
                      "refresh the README table with `snakemake --cores 1 results_at_a_glance`")
-        first = read_first_forms(root / FIRST_FORMS_FILE)
+        first, code = read_first_forms(root / FIRST_FORMS_FILE), read_code(root / CODE_FILE)
         commit = provenance.git_commit(root)[:7]  # the tree the lock was made in (the lock's own commit follows it)
         for paper, path in claims.items():
             config = paper_config_path(root, paper)
-            added = record_first_forms(first, paper, expand_claim_cells(read_paper_yaml(config), config)["claims"],
-                                       read_claims(path), f"lock of {commit}")
+            raw = expand_claim_cells(read_paper_yaml(config), config)["claims"]
+            added = record_first_forms(first, paper, raw, read_claims(path), f"lock of {commit}")
             if added:
                 lines.append(f"{FIRST_FORMS_FILE}: first forms of {paper}'s {', '.join(added)} recorded")
+            # with a headline claim's first form, the code its checks run (report/deviations.py, issue 53)
+            headline = [c for c in added if is_headline(first[paper][c].form)]
+            if record_code(code, paper, paper_claim_code(raw, root / "src" / "banditrepro") if headline
+                           else {}, headline, commit):
+                lines.append(f"{CODE_FILE}: code of {paper}'s {', '.join(headline)} recorded")
         (root / FIRST_FORMS_FILE).write_text(dump_first_forms(first), encoding="utf-8")
+        (root / CODE_FILE).write_text(dump_code(code), encoding="utf-8")
     tell("\n".join(lines) + "\n", heading="banditrepro lock:\n")
 
 

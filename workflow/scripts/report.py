@@ -5,9 +5,16 @@ import worker_handoff  # noqa: F401, I001 - first: runs this job in the build's 
 from pathlib import Path
 
 from banditrepro import layout, provenance
-from banditrepro.experiments.spec import load_paper
+from banditrepro.experiments.spec import expand_claim_cells, load_paper, paper_config_path, read_paper_yaml
 from banditrepro.report.claims import read_claims
-from banditrepro.report.deviations import DEVIATIONS_FILE, deviation_count, read_deviations
+from banditrepro.report.deviations import (
+    DEVIATIONS_FILE,
+    FIRST_FORMS_FILE,
+    added_rows,
+    deviation_count,
+    read_deviations,
+    read_first_forms,
+)
 from banditrepro.report.diagnosis import causes_of
 from banditrepro.report.findings import render_findings
 from banditrepro.report.report import overall_report
@@ -26,10 +33,14 @@ def main(snakemake) -> None:
     mutants = {paper: Path(layout.mutants_file(paper)) for paper in snakemake.params.mutants_papers}
     prov = provenance.record({"papers": list(claims), "scale": snakemake.params.scale}, snakemake.params.seed,
                              root, snakemake.params.sources)
-    deviations = read_deviations(root / DEVIATIONS_FILE)
+    deviations, first = read_deviations(root / DEVIATIONS_FILE), read_first_forms(root / FIRST_FORMS_FILE)
+    added = {}
+    for paper in papers:  # the headline claims added after the paper's first lock (report/deviations.py)
+        config = paper_config_path(root, paper)
+        added[paper] = len(added_rows(paper, first, expand_claim_cells(read_paper_yaml(config), config)["claims"]))
     overall_report(claims, reports, Path(snakemake.output[0]), prov, findings, robustness,
                    snakemake.params.not_built, causes, mutants,
-                   {paper: deviation_count(paper, deviations) for paper in papers})
+                   {paper: deviation_count(paper, deviations) for paper in papers}, added)
     provenance.write_sidecar(snakemake.output[0], prov)
 
 

@@ -8,7 +8,16 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import read_claims
-from .deviations import DEVIATION_COLUMNS, DEVIATIONS_FILE, DEVIATIONS_HEADING
+from .deviations import (
+    ADDED_COLUMNS,
+    ADDED_HEADING,
+    ADDED_NOTE,
+    CODE_FILE,
+    DEVIATION_COLUMNS,
+    DEVIATIONS_FILE,
+    DEVIATIONS_HEADING,
+    FIRST_FORMS_FILE,
+)
 from .diagnosis import CAUSE_COLUMN, NO_READING, UNDIAGNOSED, cause_breakdown, cause_labels, causes_of, reading_sentences
 from .findings import FINDINGS_HEADING, render_findings, verdict_line
 from .mutants import mutation_lines, overall_mutation_lines, read_mutants
@@ -22,6 +31,8 @@ REPORT_CLAIM_COLUMNS = ["claim_id", "kind", "figure", "statement", "measured", "
 CAUSES_COLUMN = "not reproduced, by cause"
 #: the overall report's column counting each paper's changes to claims after results were known
 DEVIATIONS_COLUMN = "claims changed after results"
+#: the overall report's column counting each paper's headline claims added after its first lock
+ADDED_COLUMN = "claims added after results"
 
 
 def causes_section(spec, claims: pd.DataFrame) -> list[str]:
@@ -74,10 +85,11 @@ def deviations_section(rows: list[dict] | None, unrecorded: list[str] | None = N
         return []
     lines = [DEVIATIONS_HEADING, "",
              ("Every change of a headline claim's statement, threshold, band, kind, gate, premise or comparison set "
-              "after the claim first entered a paper-scale lock, as pre-registered replications keep a deviations "
-              f"table (`{DEVIATIONS_FILE}`; the first locked forms: `config/locks/claims.first.yaml`). Each row "
-              "is one change: what changed (old → new), the claim's verdict before and after it, why, and the "
-              "commit."), ""]
+              "or of the code its check runs after the claim first entered a paper-scale lock, as pre-registered "
+              f"replications keep a deviations table (`{DEVIATIONS_FILE}`; the first locked forms: "
+              f"`{FIRST_FORMS_FILE}`, the recorded code: `{CODE_FILE}`). Each row is one change: what changed "
+              "(old → new; *code of*: the functions whose code changed), the claim's verdict before and after it, "
+              "why, and the commit."), ""]
     if unrecorded:
         lines += ["> **Changed without a record:** " + "; ".join(unrecorded), ""]
     if not rows:
@@ -85,6 +97,23 @@ def deviations_section(rows: list[dict] | None, unrecorded: list[str] | None = N
     claims = len({r["claim_id"] for r in rows})
     lines += [f"{len(rows)} change{'s' if len(rows) != 1 else ''} to {claims} claim{'s' if claims != 1 else ''}.", ""]
     return lines + [to_markdown(pd.DataFrame(rows, columns=DEVIATION_COLUMNS)), ""]
+
+
+def added_section(rows: list[dict] | None) -> list[str]:
+    """'## Claims added after results were known': every headline claim that entered a later paper-scale lock
+    than the paper's first, or none yet (report/deviations.py, added_rows), with its first verdict and what
+    was set with the results known; no lines when ``rows`` is None."""
+    if rows is None:
+        return []
+    lines = [ADDED_HEADING, "",
+             ("Headline claims the paper's first paper-scale lock did not hold: each was written, or its threshold "
+              "chosen, with some results of the paper known, so its verdict is weaker evidence than a claim's fixed "
+              f"before any result. Each row: the claim, the lock that first held it, its first verdict, and the note "
+              f"*{ADDED_NOTE}* with what its config says was set with the results known (`set_after_results`)."), ""]
+    if not rows:
+        return lines + ["No headline claim of this paper was added after its first lock.", ""]
+    lines += [f"{len(rows)} claim{'s' if len(rows) != 1 else ''} added after the first lock.", ""]
+    return lines + [to_markdown(pd.DataFrame(rows, columns=ADDED_COLUMNS)), ""]
 
 
 def provenance_line(scale: str, prov: dict) -> str:
@@ -106,13 +135,14 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
                  not_built: dict[str, str], standin: set[str], prov: dict, out_path: Path,
                  robustness: pd.DataFrame | None = None, readings: pd.DataFrame | None = None,
                  mutants: pd.DataFrame | None = None, deviations: list[dict] | None = None,
-                 unrecorded: list[str] | None = None) -> str:
+                 unrecorded: list[str] | None = None, added: list[dict] | None = None) -> str:
     """The paper's report; with ``robustness`` (its robustness.csv) the claims table gains a column saying
     whether each headline verdict held under every extra root seed, and the findings a stability sentence.
     The verdict line counts the failures by cause; ``readings`` (its readings.csv) adds the alternative
     readings section; with ``mutants`` (its mutants.csv) a section gives the mutation score and the uncaught
     mutants; ``deviations`` (report.deviations.deviation_rows) the changes to claims after results were
-    known, with ``unrecorded`` the changes no deviation entry records."""
+    known, with ``unrecorded`` the changes no deviation entry records; ``added`` (report.deviations.added_rows)
+    the headline claims added after the paper's first lock."""
     out_dir = Path(out_path).parent
     lines = [f"# Replication report: {spec.title}", "",
              f"Paper id `{spec.paper}` · {provenance_line(spec.scale, prov)}", "",
@@ -139,6 +169,7 @@ def paper_report(spec, claims: pd.DataFrame, figures: dict[str, list[Path]], tab
     lines += causes_section(spec, claims)
     lines += readings_section(spec, claims, readings)
     lines += deviations_section(deviations, unrecorded)
+    lines += added_section(added)
     if mutants is not None:
         lines += mutation_lines(mutants, spec.paper)
     lines += ["## Claims", ""]
@@ -179,7 +210,8 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
                    paper_robustness: dict[str, Path] | None = None, not_built: dict | None = None,
                    paper_causes: dict[str, dict[str, str]] | None = None,
                    paper_mutants: dict[str, Path] | None = None,
-                   paper_deviations: dict[str, tuple[int, int]] | None = None) -> str:
+                   paper_deviations: dict[str, tuple[int, int]] | None = None,
+                   paper_added: dict[str, int] | None = None) -> str:
     """One row of headline tallies per paper (variant and sanity apart), then each paper's findings;
     ``prov`` (a provenance record whose config holds the ``scale``) says what the report was built from,
     as in each paper report. With ``paper_robustness`` ({paper: robustness.csv}) a column counts the
@@ -187,7 +219,9 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
     {figure: why}}}, the workflow's not_built()) adds a section listing what this machine could not build
     and why. A column counts each paper's headline non-reproductions by cause, each cause by its label in
     ``paper_causes`` ({paper: its config's causes}); with ``paper_deviations`` ({paper: (changes, claims)},
-    report.deviations.deviation_count) a column counts the changes to claims after results were known."""
+    report.deviations.deviation_count) a column counts the changes to claims after results were known, with
+    ``paper_added`` ({paper: headline claims added after its first lock}, report.deviations.added_rows) one
+    the claims added after results were known."""
     out_dir = Path(out_path).parent
     paper_causes = paper_causes or {}
     scale = prov["config"]["scale"]
@@ -208,6 +242,8 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
         if paper_deviations is not None:
             changes, changed = paper_deviations.get(paper, (0, 0))
             row[DEVIATIONS_COLUMN] = f"{changed} ({changes} change{'s' if changes != 1 else ''})" if changes else "0"
+        if paper_added is not None:
+            row[ADDED_COLUMN] = str(paper_added.get(paper, 0))
         if paper_robustness:
             path = paper_robustness.get(paper)
             row[STABILITY_COLUMN] = stability_summary(read_claims(path)) if path else "not built"
@@ -218,8 +254,12 @@ def overall_report(paper_claims: dict[str, Path], paper_reports: dict[str, Path]
                "alternative readings) and sanity claims (true by construction) are counted apart. Each paper's "
                "report lists every claim with what was measured, the threshold, the verdict and its kind"
                + ("; *" + DEVIATIONS_COLUMN + "*: the claims whose statement, threshold, band, kind, gate, premise "
-                  "or comparison set changed after their results were known (each paper report's section "
+                  "or comparison set, or the code of their checks, changed after their results were known (each paper "
+                  "report's section "
                   "\"Changes to claims after results were known\")" if paper_deviations is not None else "")
+               + ("; *" + ADDED_COLUMN + "*: the headline claims added after the paper's first paper-scale lock, "
+                  "with some of its results known (each paper report's section \"Claims added after results were "
+                  "known\")" if paper_added is not None else "")
                + "."), ""]
     for paper in paper_claims:
         if paper in paper_findings:
