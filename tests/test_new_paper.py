@@ -11,6 +11,7 @@ declared mutants, configs and findings, plotting colours, the smoke lock) and th
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -71,6 +72,54 @@ def test_every_paper_has_its_smoke_lock(paper):
     so that `verify` catches any later change of them."""
     for path in (lock_path(REPO_ROOT, paper, "smoke"), content_path(REPO_ROOT, paper, "smoke")):
         assert path.is_file(), f"{path.relative_to(REPO_ROOT)} missing (docs/ADDING_A_PAPER.md §9)"
+
+
+def hard_coded_paper_sets(tests: Path, papers: list[str]) -> list[str]:
+    """Where a test file writes out a set of papers: a literal list, tuple, set or dict (its keys), or a string
+    split into words, holding two or more of ``papers``. A test that covers several papers takes them from
+    ``discover_papers`` (or the ``paper`` parametrization of tests/conftest.py), so the next paper is covered
+    without editing it; one paper named alone is a case, not a set."""
+    known, found = set(papers), []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+                items = node.elts
+            elif isinstance(node, ast.Dict):
+                items = [k for k in node.keys if k is not None]
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split"
+                  and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)):
+                items = [ast.Constant(w) for w in re.split(r"[\s,]+", node.func.value.value)]
+            else:
+                continue
+            named = sorted({i.value for i in items if isinstance(i, ast.Constant) and i.value in known})
+            if len(named) >= 2:
+                found.append(f"{path.relative_to(tests.parent).as_posix()}:{node.lineno}: {', '.join(named)}")
+    return found
+
+
+def test_no_test_file_writes_out_the_set_of_papers():
+    """The papers are the files config/papers/*.yaml: a test over several papers discovers them, so that a new
+    paper is checked by every test a committed one is (docs/ADDING_A_PAPER.md)."""
+    found = hard_coded_paper_sets(REPO_ROOT / "tests", discover_papers(REPO_ROOT))
+    assert not found, "papers written out instead of discover_papers(REPO_ROOT):\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("source, flagged", [
+    ('PAPERS = ["alpha", "beta_two"]\n', True),
+    ('for p in ("alpha", "beta_two"):\n    pass\n', True),
+    ('CAUSES = {"alpha": 1, "beta_two": 2}\n', True),
+    ('X = "alpha beta_two".split()\n', True),
+    ('@pytest.mark.parametrize("paper", [\n    "alpha",\n    "beta_two",\n])\ndef test(paper): ...\n', True),
+    ('PAPER = "alpha"\nCASES = [("alpha", "m1"), ("beta_two", "m2")]\n', False),  # one paper per case
+    ('PAPERS = discover_papers(ROOT)\n', False),
+    ('DOC = "alpha and beta_two"\n', False),  # prose
+])
+def test_a_written_out_set_of_papers_is_flagged(tmp_path, source, flagged):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(source, encoding="utf-8")
+    found = hard_coded_paper_sets(tmp_path / "tests", ["alpha", "beta_two", "gamma"])
+    assert bool(found) == flagged, found
+    assert not found or found[0].startswith("tests/test_x.py:")
 
 
 def _run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
