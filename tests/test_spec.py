@@ -1,4 +1,5 @@
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -7,7 +8,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from banditrepro.experiments.spec import ConfigError, discover_papers, load_paper, resolve_scale, select_papers
+from banditrepro import layout
+from banditrepro.experiments.spec import (
+    ConfigError,
+    discover_papers,
+    load_paper,
+    read_paper,
+    resolve_scale,
+    select_papers,
+)
 from banditrepro.registry import (
     BUILDER_PARAMETERS,
     OMITTED,
@@ -198,6 +207,25 @@ def test_a_config_without_a_registering_package_is_named(tmp_path):
     (repo / "config/papers/no_such.yaml").write_text(text)
     with pytest.raises(ConfigError, match="no package banditrepro.experiments.no_such"):
         load_paper("no_such", "paper", repo)
+
+
+def test_a_paper_id_the_workflow_cannot_build_is_refused_naming_the_rule(tmp_path):
+    """`auer_ucb1.yaml` (a digit) passed the schema and failed later with "Missing input files": the {paper}
+    wildcard of every rule is layout.PAPER_ID. Loading it, or planning with it, now stops on one line naming the
+    rule; the wildcard and the check read the same pattern."""
+    assert layout.WILDCARD_CONSTRAINTS["paper"] is layout.PAPER_ID
+    repo = _tmp_repo(tmp_path, lambda c: None)
+    text = (repo / "config/papers/satisficing_ucl.yaml").read_text().replace("paper: satisficing_ucl", "paper: auer_ucb1")
+    (repo / "config/papers/auer_ucb1.yaml").write_text(text)
+    rule = r"invalid paper id 'auer_ucb1': a paper id is lower-case letters and underscores only \(pattern"
+    for load in (lambda: read_paper("auer_ucb1", "smoke", repo), lambda: select_papers(repo),
+                 lambda: select_papers(repo, ["auer_ucb1"])):
+        with pytest.raises(ConfigError, match=rule) as err:
+            load()
+        assert "\n" not in str(err.value) and "auer_ucb1.yaml" in str(err.value)
+    assert select_papers(repo, ["satisficing_ucl"]) == ["satisficing_ucl"]  # a selection without it builds
+    for good, bad in (("toy_ucb", "toy-ucb"), ("a", "Auer"), ("ucb_", "ucb.1")):
+        assert re.fullmatch(layout.PAPER_ID, good) and not re.fullmatch(layout.PAPER_ID, bad)
 
 
 def _copy_workflow(dest: Path) -> Path:
