@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -125,6 +126,33 @@ def test_a_written_out_set_of_papers_is_flagged(tmp_path, source, flagged):
     found = hard_coded_paper_sets(tmp_path / "tests", ["alpha", "beta_two", "gamma"])
     assert bool(found) == flagged, found
     assert not found or found[0].startswith("tests/test_x.py:")
+
+
+def _item(nodeid: str, **params):
+    ids = "-".join(str(v) for v in params.values())
+    return SimpleNamespace(nodeid=f"{nodeid}[{ids}]" if params else nodeid,
+                           callspec=SimpleNamespace(params=params, id=ids) if params else None)
+
+
+def test_per_paper_tests_are_those_parametrized_by_a_paper_and_a_missed_paper_is_refused():
+    """tests/conftest.py's definition: ``pytest --paper P`` keeps the tests whose ``paper`` parameter is P or whose
+    id names P (a band case's ``P:C1:check0:below``), and refuses a run where a test covers every other paper but
+    not P."""
+    from conftest import select_per_paper_tests
+
+    papers = discover_papers(REPO_ROOT)
+    new, others = papers[0], papers[1:]
+    deselected = []
+    config = SimpleNamespace(getoption=lambda name: [new],
+                             hook=SimpleNamespace(pytest_deselected=lambda items: deselected.extend(items)))
+    every = [_item("tests/test_a.py::test_x", paper=p) for p in papers]
+    band = [_item("tests/test_b.py::test_band", label=f"{p}:C1:check0:below") for p in papers]
+    items = [*every, *band, _item("tests/test_c.py::test_whole"), _item("tests/test_d.py::test_one", paper=others[0])]
+    select_per_paper_tests(config, items)
+    assert [i.nodeid for i in items] == [every[0].nodeid, band[0].nodeid] and len(deselected) == 2 * len(papers)
+    missed = [_item("tests/test_a.py::test_x", paper=p) for p in others]  # written out without the new paper
+    with pytest.raises(pytest.UsageError, match=f"run for every other paper but not for {new}.*test_a.py::test_x"):
+        select_per_paper_tests(config, missed)
 
 
 def _run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
