@@ -211,7 +211,7 @@ def test_a_new_paper_builds_from_the_guide_alone_and_passes_the_checks_of_a_comm
     _run([*snakemake, "--cores", "2", paper, "--config", "scale=paper", "replace_results=true"], env, repo)
     _run([*snakemake, "--cores", "2", "lock", "--config", "scale=paper", f"papers=[{paper}]"], env, repo)
     verdicts = pd.read_csv(repo / VERDICTS_FILE)
-    assert sorted(verdicts[verdicts.paper == paper].claim_id) == ["C1", "C2"], verdicts.tail()
+    assert sorted(verdicts[verdicts.paper == paper].claim_id) == ["C1", "C2", "R1", "S1"], verdicts.tail()
     subprocess.run([*git, "add", "-A"], check=True, capture_output=True)  # the locks, committed with the paper (§9)
 
     # every per-paper test a committed paper runs (tests/conftest.py: --paper), slow ones included, then the
