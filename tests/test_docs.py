@@ -7,6 +7,10 @@
   (``tests/test_lock.py``, ``experiments/<paper>/reference.py``, ``satisficing_ucl/{bounds,tables}.py``) resolves.
   Markdown links are checked by tests/test_readme.py.
 - Every paper has its page, docs/papers/<paper>.md, whose code map names every module of the paper's package.
+- No doc names a function, class or constant that does not exist: a backticked ``module.name``, ``Class.attr``,
+  CamelCase class, UPPER_CASE constant or ``name(...)`` call must be defined by the project (package, tests,
+  workflow; an UPPER_CASE name may be an environment variable the code reads), unless ``NOT_PROJECT_NAMES`` lists
+  it as a third-party name; "the former `x`" marks history (``unknown_code_name`` has the rule).
 
 The checks are functions of a repository root, so tests/test_new_paper.py runs this file in a scratch copy that
 holds the guide's new paper.

@@ -243,6 +243,22 @@ def _copy_workflow(dest: Path) -> Path:
 
 
 @pytest.mark.slow
+def test_a_paper_id_with_a_digit_stops_snakemake_naming_the_rule(tmp_path):
+    """The workflow agrees with the config check: `snakemake -n` with config/papers/auer_ucb1.yaml stops at once on
+    the rule's one line, not later with "Missing input files"."""
+    repo = _copy_workflow(tmp_path / "repo")
+    text = (repo / "config/papers/satisficing_ucl.yaml").read_text().replace("paper: satisficing_ucl", "paper: auer_ucb1")
+    (repo / "config/papers/auer_ucb1.yaml").write_text(text)
+    env = dict(os.environ, BANDITREPRO_DATA_MIRROR=str(tmp_path / "no-mirror"))
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--directory", str(repo), "--snakefile",
+                           str(repo / "Snakefile")], capture_output=True, text=True, env=env, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Missing input files" not in output, output[-3000:]
+    assert any("invalid paper id 'auer_ucb1': a paper id is lower-case letters and underscores only" in line
+               for line in output.splitlines()), output[-3000:]
+
+
+@pytest.mark.slow
 def test_typo_stops_snakemake_dry_run_naming_the_key(tmp_path):
     """Issue #13: `k: 4, treshold: 2.5` in an experiment stops `snakemake -n satisficing_ucl` at parse time."""
     repo = _copy_workflow(tmp_path / "repo")
