@@ -107,7 +107,8 @@ def test_no_test_file_writes_out_the_set_of_papers():
     """The papers are the files config/papers/*.yaml: a test over several papers discovers them, so that a new
     paper is checked by every test a committed one is (docs/ADDING_A_PAPER.md)."""
     found = hard_coded_paper_sets(REPO_ROOT / "tests", discover_papers(REPO_ROOT))
-    assert not found, "papers written out instead of discover_papers(REPO_ROOT):\n" + "\n".join(found)
+    assert not found, ("papers written out: take them from discover_papers(REPO_ROOT), or name a paper chosen as a "
+                       "case on its own (`ucl = load_paper(\"satisficing_ucl\", ...)`):\n" + "\n".join(found))
 
 
 @pytest.mark.parametrize("source, flagged", [
