@@ -16,11 +16,16 @@
   ``copy_build(smoke_build(paper), tmp_path / "repo")`` (Snakemake finds the copy up to date).
   ``cheap_paper_reference`` is ``smoke_build(CHEAP_PAPER)``. Other builds made once per run:
   ``repo_copy.shared_build(shared_tmp, name, make)``.
+- A *per-paper test* is a test parametrized with ``paper`` (over ``discover_papers``), or whose parametrization id
+  names a paper (``papers_of_item``); ``pytest --paper <paper>`` runs a paper's per-paper tests alone, and refuses
+  to run while a test that runs for every other paper leaves it out (tests/test_new_paper.py runs the guide's new
+  paper this way).
 - Child processes start from ``child_env.user_environ()`` (or ``fresh_target_environ()`` where the child
   must choose numba's vector width itself), not from ``os.environ``, which importing banditrepro changed.
 """
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -42,11 +47,59 @@ import child_env  # noqa: E402,F401 - after the sys.path entry above, before any
 from repo_copy import CHEAP_PAPER, copy_repo, run_snakemake, shared_build  # noqa: E402
 
 
+def pytest_addoption(parser):
+    parser.addoption("--paper", action="append", default=[], metavar="PAPER",
+                     help="run only the per-paper tests of PAPER (tests/conftest.py: papers_of_item), and fail if a "
+                          "test that runs for every other paper does not run for it")
+
+
+def papers_of_item(item) -> set[str]:
+    """The papers a collected test is a *per-paper test* of: the value of its ``paper`` parameter, and every
+    paper (config/papers/*.yaml, discover_papers) its parametrization id names as one of its parts (ids are
+    joined by ``-``, a band case's label by ``:``). A test over several papers is parametrized over
+    ``discover_papers(REPO_ROOT)`` (tests/test_new_paper.py fails on a written-out list), so a new paper gets
+    every per-paper test a committed one runs, and ``pytest --paper <paper>`` runs exactly those."""
+    from banditrepro.experiments.spec import discover_papers
+
+    spec = getattr(item, "callspec", None)
+    if spec is None:
+        return set()
+    papers = set(discover_papers(REPO_ROOT))
+    found = {spec.params["paper"]} if isinstance(spec.params.get("paper"), str) else set()
+    return found | (set(re.split(r"[-:\[\]/]", spec.id)) & papers)
+
+
+def select_per_paper_tests(config, items) -> None:
+    """``--paper P``: keep the per-paper tests of P, and refuse a run in which a test function that runs for every
+    other paper has no test of P (a new paper missing from a test's parametrization)."""
+    from banditrepro.experiments.spec import discover_papers
+
+    wanted = config.getoption("--paper")
+    if not wanted:
+        return
+    known = set(discover_papers(REPO_ROOT))
+    if unknown := set(wanted) - known:
+        raise pytest.UsageError(f"--paper: no config/papers/<paper>.yaml for {sorted(unknown)}")
+    by_function: dict[str, set[str]] = {}
+    for item in items:
+        by_function.setdefault(item.nodeid.split("[", 1)[0], set()).update(papers_of_item(item))
+    for paper in wanted:
+        others = known - {paper}
+        missed = sorted(f for f, covered in by_function.items() if others and others <= covered and paper not in covered)
+        if missed:
+            raise pytest.UsageError(f"--paper {paper}: these tests run for every other paper but not for {paper} "
+                                    f"(parametrize them over discover_papers): {', '.join(missed)}")
+    keep = [item for item in items if papers_of_item(item) & set(wanted)]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep
+
+
 def pytest_collection_modifyitems(config, items):
-    """The costliest files first, then the other files with slow tests, then the rest (tests/run_order.py; every
-    worker sorts alike)."""
+    """``--paper``: the per-paper tests of a paper only; then the costliest files first, then the other files with
+    slow tests, then the rest (tests/run_order.py; every worker sorts alike)."""
     from run_order import run_order
 
+    select_per_paper_tests(config, items)
     items[:] = run_order(items)
 
 

@@ -7,6 +7,10 @@
   (``tests/test_lock.py``, ``experiments/<paper>/reference.py``, ``satisficing_ucl/{bounds,tables}.py``) resolves.
   Markdown links are checked by tests/test_readme.py.
 - Every paper has its page, docs/papers/<paper>.md, whose code map names every module of the paper's package.
+- No doc names a function, class or constant that does not exist: a backticked ``module.name``, ``Class.attr``,
+  CamelCase class, UPPER_CASE constant or ``name(...)`` call must be defined by the project (package, tests,
+  workflow; an UPPER_CASE name may be an environment variable the code reads), unless ``NOT_PROJECT_NAMES`` lists
+  it as a third-party name; "the former `x`" marks history (``unknown_code_name`` has the rule).
 
 The checks are functions of a repository root, so tests/test_new_paper.py runs this file in a scratch copy that
 holds the guide's new paper.
@@ -180,7 +184,8 @@ def defined_names(path: Path) -> dict[str, set[str]]:
     return names
 
 
-def workflow_vocabulary(root: Path) -> set[str]:
+@cache
+def workflow_vocabulary(root: Path) -> frozenset[str]:
     """Rule names and helper functions of workflow/rules/*.smk and the Snakefile, and every key of the configs
     and their schemas (a doc may name a rule, a helper or a config key)."""
     words = set()
@@ -201,7 +206,7 @@ def workflow_vocabulary(root: Path) -> set[str]:
     for config in (root / "config" / "config.yaml", root / "workflow" / "schemas" / "config.schema.yaml",
                    root / PACKAGE / "experiments" / "paper.schema.yaml"):
         words |= set(keys(yaml.safe_load(config.read_text(encoding="utf-8"))))
-    return words
+    return frozenset(words)
 
 
 def looks_like_code(word: str) -> bool:
@@ -252,6 +257,133 @@ def unknown_name(token: str, root: Path) -> str | None:
     if importlib.util.find_spec(first) is not None or len(first) == 1:
         return None  # numpy.random.SeedSequence, the placeholder `x.*`
     return f"no module {first!r} in the package and no installed module of that name"
+
+
+# ---------------------------------------------------------------------------- code names in every doc
+
+#: names a doc may write in backticks that the project does not define: third-party functions, classes and
+#: environment variables that no project file reads, and the guide's placeholder for a registered function.
+#: Only names from outside the project belong here; a name of the package, its tests or its workflow must exist.
+NOT_PROJECT_NAMES = {
+    "SeedSequence",  # numpy.random
+    "linspace", "sqrt",  # numpy
+    "fn",  # docs/ADDING_A_PAPER.md: the function a registry decorator registers, `fn(ctx, **args)`
+}
+CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # UPPER_CASE with an underscore
+CLASS = re.compile(r"_?[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+")  # CamelCase
+CODE_SPAN = re.compile(r"(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?P<call>\(.*\))?")
+PROJECT_CODE = ("src", "tests", "workflow", "Snakefile", ".ci")
+
+
+@cache
+def project_definitions(root: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """(every name the project's Python defines -- functions and methods at any depth, classes, assigned
+    names --, every string literal of the package and workflow and every .smk/.ci word, where the environment
+    variables the code reads appear; the tests' strings are left out, as they quote stale names on purpose)."""
+    names, words = set(dir(__import__("builtins"))), set()
+    for rel in tree_files(root):
+        if not rel.startswith(PROJECT_CODE):
+            continue
+        if rel.endswith(".py"):
+            for node in ast.walk(ast.parse((root / rel).read_text(encoding="utf-8"))):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(node.name)
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                    names |= {t.attr for t in targets if isinstance(t, ast.Attribute)}
+                elif isinstance(node, ast.Constant) and isinstance(node.value, str) and not rel.startswith("tests/"):
+                    words |= set(re.findall(r"\w+", node.value))
+        elif rel.endswith(".smk") or rel == "Snakefile" or rel.startswith(".ci/"):
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+            words |= set(re.findall(r"\w+", text))
+            names |= set(re.findall(r"^def (\w+)\(", text, flags=re.MULTILINE))
+    return frozenset(names), frozenset(words)
+
+
+@cache
+def module_names(root: Path) -> dict[str, list[str]]:
+    """{a module's dotted name relative to banditrepro, or its file's base name, or a helper module of tests/:
+    the files it may be}."""
+    found: dict[str, list[str]] = {}
+    for module, rel in package_modules(root).items():
+        parts = module.split(".")
+        for key in {".".join(parts[i:]) for i in range(len(parts))}:  # `censored_resources.loops`, `loops`
+            found.setdefault(key, []).append(f"{PACKAGE.as_posix()}/{rel}")
+    for rel in tree_files(root):
+        if rel.startswith("tests/") and rel.count("/") == 1 and rel.endswith(".py"):
+            found.setdefault(rel[len("tests/"):-3], []).append(rel)
+    return found
+
+
+@cache
+def package_classes(root: Path) -> dict[str, str]:
+    """{class name: the file defining it} of the package's and the tests' helper modules."""
+    files = sorted({f for fs in module_names(root).values() for f in fs})
+    return {cls: f for f in files for cls in defined_names(root / f) if cls}
+
+
+def unknown_code_name(token: str, root: Path) -> str | None:
+    """Why a backticked code name of a doc names nothing of the project, or None.
+
+    A code name is ``module.name`` (or ``module.Class.attribute``) whose module is one of the package (its dotted
+    name or file name, ``workflow_io.run``, ``experiments.spec.load_paper``) or a helper of tests/
+    (``repo_copy.copy_repo``): the name must be defined in that file (in one of them, for a file name several
+    packages have, ``loops.simulate``); or ``Class.attribute`` of a package class; or a name alone that reads as
+    code: a CamelCase class, an UPPER_CASE constant, or a call ``name(...)``: it must be defined somewhere in the
+    project (the package, tests, workflow) -- an UPPER_CASE name may instead be a string the code reads (an
+    environment variable) -- or be named in ``NOT_PROJECT_NAMES``. Anything else (a config key, a claim id, a
+    variable such as ``ctx.point``, a third-party module such as ``np.cov``) is not checked here, nor is a name a
+    doc gives as history: "the former `x`", "the removed `x`"."""
+    span = CODE_SPAN.fullmatch(token.rstrip(":").removeprefix("banditrepro."))
+    if not span or token.endswith(SOURCE_SUFFIXES + DATA_SUFFIXES):
+        return None
+    parts, call = span["name"].split("."), span["call"]
+    names, words = project_definitions(root)
+    if len(parts) > 1 and set(parts) <= workflow_vocabulary(root):
+        return None  # a config key path (`data.mirror`)
+    modules = module_names(root)
+    for end in range(len(parts), 0, -1) if len(parts) > 1 else ():  # the longest prefix that is a module
+        files = modules.get(".".join(parts[:end]))
+        if files and end == len(parts):
+            return None  # a module (`experiments.spec`)
+        if files:
+            rest = parts[end:]
+            for f in files:
+                defined = defined_names(root / f)
+                if rest[0] in defined[""] and (len(rest) == 1 or rest[0] not in defined
+                                               or rest[1] in defined[rest[0]]):
+                    return None
+            where = ".".join(parts[:end])
+            return f"{where} ({', '.join(files)}) defines no {'.'.join(rest[:2])!r}"
+    classes = package_classes(root)
+    if len(parts) > 1 and parts[0] in classes:
+        members = defined_names(root / classes[parts[0]])[parts[0]]
+        return None if parts[1] in members else f"class {parts[0]} ({classes[parts[0]]}) defines no {parts[1]!r}"
+    if len(parts) > 1:
+        return None  # a variable's attribute or a third-party module
+    name = parts[0]
+    if name in NOT_PROJECT_NAMES or name in names:
+        return None
+    if CONSTANT.fullmatch(name):
+        return None if name in words else f"no constant or environment variable {name!r} in the project"
+    if CLASS.fullmatch(name):
+        return f"no class {name!r} in the project"
+    if call:
+        return f"no function {name!r} in the project"
+    return None
+
+
+def code_name_problems(root: Path) -> list[str]:
+    """One line per backticked function, class or constant of a doc (README.md, docs/**/*.md) that names nothing
+    of the project."""
+    problems = []
+    for page in doc_pages(root):
+        text = re.sub(r"\b(?:former|removed) `[^`]+`", "", page.read_text(encoding="utf-8"))  # history
+        for token in dict.fromkeys(backticked(text)):
+            if why := unknown_code_name(token, root):
+                problems.append(f"{page.relative_to(root)}: `{token}`: {why}")
+    return problems
 
 
 def table_problems(text: str, root: Path) -> list[str]:
@@ -331,6 +463,11 @@ def test_no_doc_points_at_a_missing_file():
     assert len(doc_pages(REPO_ROOT)) > 10 and not problems, "\n".join(problems)
 
 
+def test_no_doc_names_a_missing_function_class_or_constant():
+    problems = code_name_problems(REPO_ROOT)
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("paper", papers_of(REPO_ROOT))
 def test_every_paper_has_its_page_with_a_code_map(paper):
     problems = paper_page_problems(REPO_ROOT, paper)
@@ -379,6 +516,16 @@ def test_the_small_tree_passes(tmp_path):
     assert architecture_problems(root) == []
     assert dangling_paths(root) == []
     assert paper_page_problems(root, "toy") == []
+    assert code_name_problems(root) == []
+
+
+def test_names_from_outside_the_project_and_history_are_not_flagged(tmp_path):
+    root = _small_tree(tmp_path, **{
+        "src/banditrepro/cache.py": "import os\nDIR = os.environ.get('NUMBA_CACHE_DIR')\n",
+        "docs/cluster.md": ("Set `NUMBA_CACHE_DIR`; seeds are `SeedSequence` children, `np.cov`, `ctx.point(figure)`, "
+                            "`fn(ctx, **args)`, `data.mirror`; the former `rng.gone_draw` and the removed `OLD_TABLE`; "
+                            "`rng.uniform(key)`, `engine.StepSimulation.run`, `TAG_ARM`.\n")})
+    assert code_name_problems(root) == []
 
 
 ARCH = SMALL_TREE["docs/ARCHITECTURE.md"]
@@ -410,6 +557,16 @@ VIOLATIONS = [
      dangling_paths, "README.md: `tests/test_gone.py` names no file"),
     ("a missing test function", {"README.md": "Run `engine.py::test_gone`.\n"},
      dangling_paths, "README.md: `engine.py::test_gone` names no file (engine.py::test_gone)"),
+    ("a removed constant named in any doc", {"docs/locks.md": "Left out: `MEASURED_TIME_INPUTS` in `banditrepro.lock`.\n"},
+     code_name_problems, "docs/locks.md: `MEASURED_TIME_INPUTS`: no constant or environment variable"),
+    ("a removed function of a module", {"docs/cluster.md": "Draws: `rng.gone_draw(key)`.\n"},
+     code_name_problems, "`rng.gone_draw(key)`: rng (src/banditrepro/rng.py) defines no 'gone_draw'"),
+    ("a removed function called by its name", {"README.md": "Run `gone_helper(x)`.\n"},
+     code_name_problems, "README.md: `gone_helper(x)`: no function 'gone_helper' in the project"),
+    ("a removed class", {"docs/cluster.md": "Read by `GoneContext`.\n"},
+     code_name_problems, "`GoneContext`: no class 'GoneContext' in the project"),
+    ("a removed method of a package class", {"docs/cluster.md": "Runs `StepSimulation.step`.\n"},
+     code_name_problems, "class StepSimulation (src/banditrepro/engine.py) defines no 'step'"),
     ("a paper without its page", {"docs/papers/toy.md": None},
      lambda root: paper_page_problems(root, "toy"), "toy: no page docs/papers/toy.md"),
     ("a page whose code map misses a module", {"src/banditrepro/experiments/toy/checks.py": ""},

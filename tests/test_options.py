@@ -58,7 +58,8 @@ def test_the_committed_options_resolve_to_their_defaults():
     assert resolve_options({}, declared) == {name: option.default for name, option in declared.items()}
 
 
-def test_no_generic_file_names_a_paper():
+@pytest.mark.parametrize("paper", discover_papers(REPO_ROOT))
+def test_no_generic_file_names_a_paper(paper):
     """A paper's name appears in its own files only (config/papers/<paper>*, experiments/<paper>/, its rule
     file), never in the generic rules, schemas, workflow config or the lock."""
     generic = [":(glob)workflow/rules/*.smk", "workflow/schemas", "workflow/scripts", "workflow/profiles", "Snakefile",
@@ -67,9 +68,8 @@ def test_no_generic_file_names_a_paper():
                "src/banditrepro/experiments/paper.schema.yaml"]
     if shutil.which("git") is None:
         pytest.skip("git not available")
-    for paper in discover_papers(REPO_ROOT):
-        found = subprocess.run(["git", "grep", "-n", paper, "--", *generic], cwd=REPO_ROOT, capture_output=True,
-                               text=True).stdout
-        # the usage lines of the Snakefile and targets name an example paper
-        found = [line for line in found.splitlines() if "snakemake --cores" not in line and "`snakemake" not in line]
-        assert not found, f"{paper} named in generic files:\n" + "\n".join(found)
+    found = subprocess.run(["git", "grep", "-n", paper, "--", *generic], cwd=REPO_ROOT, capture_output=True,
+                           text=True).stdout
+    # the usage lines of the Snakefile and targets name an example paper
+    found = [line for line in found.splitlines() if "snakemake --cores" not in line and "`snakemake" not in line]
+    assert not found, f"{paper} named in generic files:\n" + "\n".join(found)

@@ -1,4 +1,5 @@
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -7,7 +8,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from banditrepro.experiments.spec import ConfigError, discover_papers, load_paper, resolve_scale, select_papers
+from banditrepro import layout
+from banditrepro.experiments.spec import (
+    ConfigError,
+    discover_papers,
+    load_paper,
+    read_paper,
+    resolve_scale,
+    select_papers,
+)
 from banditrepro.registry import (
     BUILDER_PARAMETERS,
     OMITTED,
@@ -131,11 +140,15 @@ def test_label_is_allowed_for_every_algorithm_and_not_redeclared():
         BuilderParameters({}, {"label": Param(str)})
 
 
-def test_every_registered_builder_declares_its_parameters():
-    for paper in discover_papers(REPO_ROOT):
-        load_paper(paper, "smoke", REPO_ROOT)  # imports the package that registers the builders
-    assert set(BUILDER_PARAMETERS) == set(SIMULATION_BUILDERS) and len(SIMULATION_BUILDERS) >= 9
-    for name, declared in BUILDER_PARAMETERS.items():
+@pytest.mark.parametrize("paper", discover_papers(REPO_ROOT))
+def test_every_registered_builder_declares_its_parameters(paper):
+    before = set(SIMULATION_BUILDERS)
+    spec = load_paper(paper, "smoke", REPO_ROOT)  # imports the package that registers the builders
+    assert set(BUILDER_PARAMETERS) == set(SIMULATION_BUILDERS)
+    used = {exp.builder for exp in spec.experiments.values()}
+    assert used and used <= set(SIMULATION_BUILDERS) and (set(SIMULATION_BUILDERS) - before) <= set(BUILDER_PARAMETERS)
+    for name in used:
+        declared = BUILDER_PARAMETERS[name]
         assert isinstance(declared, BuilderParameters), name
         assert "label" in declared.algorithm, name
 
@@ -200,6 +213,25 @@ def test_a_config_without_a_registering_package_is_named(tmp_path):
         load_paper("no_such", "paper", repo)
 
 
+def test_a_paper_id_the_workflow_cannot_build_is_refused_naming_the_rule(tmp_path):
+    """`auer_ucb1.yaml` (a digit) passed the schema and failed later with "Missing input files": the {paper}
+    wildcard of every rule is layout.PAPER_ID. Loading it, or planning with it, now stops on one line naming the
+    rule; the wildcard and the check read the same pattern."""
+    assert layout.WILDCARD_CONSTRAINTS["paper"] is layout.PAPER_ID
+    repo = _tmp_repo(tmp_path, lambda c: None)
+    text = (repo / "config/papers/satisficing_ucl.yaml").read_text().replace("paper: satisficing_ucl", "paper: auer_ucb1")
+    (repo / "config/papers/auer_ucb1.yaml").write_text(text)
+    rule = r"invalid paper id 'auer_ucb1': a paper id is lower-case letters and underscores only \(pattern"
+    for load in (lambda: read_paper("auer_ucb1", "smoke", repo), lambda: select_papers(repo),
+                 lambda: select_papers(repo, ["auer_ucb1"])):
+        with pytest.raises(ConfigError, match=rule) as err:
+            load()
+        assert "\n" not in str(err.value) and "auer_ucb1.yaml" in str(err.value)
+    assert select_papers(repo, ["satisficing_ucl"]) == ["satisficing_ucl"]  # a selection without it builds
+    for good, bad in (("toy_ucb", "toy-ucb"), ("a", "Auer"), ("ucb_", "ucb.1")):
+        assert re.fullmatch(layout.PAPER_ID, good) and not re.fullmatch(layout.PAPER_ID, bad)
+
+
 def _copy_workflow(dest: Path) -> Path:
     """What `snakemake -n` reads: Snakefile, workflow/, config/ (git-tracked files)."""
     files = subprocess.run(["git", "ls-files", "-z", "Snakefile", "workflow", "config"], cwd=REPO_ROOT,
@@ -208,6 +240,22 @@ def _copy_workflow(dest: Path) -> Path:
         (dest / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO_ROOT / f, dest / f)
     return dest
+
+
+@pytest.mark.slow
+def test_a_paper_id_with_a_digit_stops_snakemake_naming_the_rule(tmp_path):
+    """The workflow agrees with the config check: `snakemake -n` with config/papers/auer_ucb1.yaml stops at once on
+    the rule's one line, not later with "Missing input files"."""
+    repo = _copy_workflow(tmp_path / "repo")
+    text = (repo / "config/papers/satisficing_ucl.yaml").read_text().replace("paper: satisficing_ucl", "paper: auer_ucb1")
+    (repo / "config/papers/auer_ucb1.yaml").write_text(text)
+    env = dict(os.environ, BANDITREPRO_DATA_MIRROR=str(tmp_path / "no-mirror"))
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--directory", str(repo), "--snakefile",
+                           str(repo / "Snakefile")], capture_output=True, text=True, env=env, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Missing input files" not in output, output[-3000:]
+    assert any("invalid paper id 'auer_ucb1': a paper id is lower-case letters and underscores only" in line
+               for line in output.splitlines()), output[-3000:]
 
 
 @pytest.mark.slow

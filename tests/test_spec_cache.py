@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from banditrepro.experiments import spec as spec_module
-from banditrepro.experiments.spec import ConfigError, load_paper, load_paper_cached, read_paper
+from banditrepro.experiments.spec import ConfigError, discover_papers, load_paper, load_paper_cached, read_paper
 from banditrepro.numba_cache import cache_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -64,7 +64,7 @@ def entries(cache: Path) -> list[Path]:
     return sorted((cache / spec_module.PLANNED_SPECS).glob("*.pickle"))
 
 
-@pytest.mark.parametrize("paper", ["satisficing_ucl", "censored_resources"])
+@pytest.mark.parametrize("paper", discover_papers(REPO_ROOT))
 def test_a_cached_spec_is_load_papers_at_each_scale(cache, paper):
     for scale in ("paper", "smoke"):
         first = load_paper_cached(paper, scale, REPO_ROOT)  # a miss: loaded and written

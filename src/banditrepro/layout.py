@@ -38,9 +38,13 @@ LOGS = "logs"
 LOCK_DIR = Path("config") / "locks"
 VERDICTS_FILE = LOCK_DIR / "verdicts.paper.csv"
 
+#: a paper id (the stem of config/papers/<paper>.yaml): lower-case letters and underscores. The one definition:
+#: the workflow's {paper} wildcard below and experiments.spec.check_paper_id (every config load) read it.
+PAPER_ID = r"[a-z_]+"
+
 #: what each wildcard of the patterns matches (common.smk declares them for every rule)
 WILDCARD_CONSTRAINTS = {
-    "paper": r"[a-z_]+",
+    "paper": PAPER_ID,
     "experiment": r"[A-Za-z0-9_]+",
     "figure": r"[A-Za-z0-9_]+",
     "table": r"[A-Za-z0-9_]+",

@@ -18,6 +18,7 @@ import importlib.metadata
 import importlib.resources
 import importlib.util
 import math
+import re
 import sys
 from dataclasses import dataclass, field
 from functools import cache
@@ -27,7 +28,7 @@ import jsonschema
 import numpy as np
 import yaml
 
-from .. import numba_cache
+from .. import layout, numba_cache
 from ..registry import BUILDER_PARAMETERS, SIMULATION_BUILDERS, ParameterError, closest_name
 from ..simulation_output import checkpoint_grid
 
@@ -175,6 +176,15 @@ def _paper_validator():
     return validator(schema)
 
 
+def check_paper_id(paper: str, path: Path | str) -> None:
+    """Refuse a paper id the workflow cannot build: ``layout.PAPER_ID`` is the one rule (the {paper} wildcard of
+    every rule), so ``auer_ucb1.yaml`` stops here with the rule instead of later with "Missing input files"."""
+    if not re.fullmatch(layout.PAPER_ID, paper):
+        raise ConfigError(f"{path}: invalid paper id {paper!r}: a paper id is lower-case letters and underscores "
+                          f"only (pattern {layout.PAPER_ID}, banditrepro.layout.PAPER_ID), e.g. "
+                          f"{re.sub(r'[^a-z_]', '', paper.lower()) or 'my_paper'!r}")
+
+
 def discover_papers(repo_root: Path | str = ".") -> list[str]:
     """Every paper of the project: the stems of ``config/papers/*.yaml``, sorted."""
     return sorted(p.stem for p in (Path(repo_root) / "config" / "papers").glob("*.yaml"))
@@ -183,6 +193,8 @@ def discover_papers(repo_root: Path | str = ".") -> list[str]:
 def select_papers(repo_root: Path | str = ".", selection: list[str] | None = None) -> list[str]:
     """The discovered papers, or the ``selection`` (config ``papers:``) checked against them, in its order."""
     found = discover_papers(repo_root)
+    for paper in found if selection is None else [p for p in selection if p in found]:
+        check_paper_id(paper, paper_config_path(Path(repo_root), paper))  # before any rule matches its paths
     if selection is None:
         return found
     for paper in selection:
@@ -230,6 +242,7 @@ def read_paper(paper: str, scale: str = "paper", repo_root: Path | str = ".") ->
     path = paper_config_path(repo_root, paper)
     if not path.exists():
         raise ConfigError(f"no paper config {path}")
+    check_paper_id(paper, path)
     raw = expand_claim_cells(read_paper_yaml(path), path)
     try:
         _paper_validator().validate(raw)
