@@ -9,7 +9,7 @@ import pytest
 from repo_copy import REPO_ROOT, SNAKEMAKE, copy_repo, snakemake_env
 
 from banditrepro.data import KAGGLE_DATASETS
-from banditrepro.experiments.spec import load_paper
+from banditrepro.experiments.spec import discover_papers, load_paper
 
 
 def notices(repo, env, target: str) -> list[str]:
@@ -31,18 +31,20 @@ def test_kaggle_lines_only_for_a_target_that_needs_kaggle_data_and_each_once(tmp
     env.update(BANDITREPRO_DATA_MIRROR=str(tmp_path / "empty-mirror"), HOME=str(tmp_path / "home"),
                KAGGLE_CONFIG_DIR=str(tmp_path / "home" / ".kaggle"))
 
-    # what each paper's figures need, from their experiments' `data:`
-    ucl, composite = (load_paper(paper, "smoke", REPO_ROOT) for paper in ("satisficing_ucl", "composite_anonymous"))
-    assert not any(ucl.figure_datasets(fig) for fig in ucl.figures)
-    needs = {fig: composite.figure_datasets(fig) for fig in composite.figures if composite.figure_datasets(fig)}
+    # what each paper's figures need, from their experiments' `data:`: a paper that needs no data set, and the
+    # paper whose figures need the Kaggle data
+    specs = [load_paper(paper, "smoke", REPO_ROOT) for paper in discover_papers(REPO_ROOT)]
+    dataless = next(s for s in specs if not any(s.figure_datasets(fig) for fig in s.figures))
+    kaggle_spec = next(s for s in specs if any(set(s.figure_datasets(fig)) & set(KAGGLE_DATASETS) for fig in s.figures))
+    needs = {fig: kaggle_spec.figure_datasets(fig) for fig in kaggle_spec.figures if kaggle_spec.figure_datasets(fig)}
     kaggle = list(dict.fromkeys(name for names in needs.values() for name in names))
     assert set(kaggle) == set(KAGGLE_DATASETS) and len(needs) >= 2, needs
 
-    assert notices(repo, env, "satisficing_ucl") == []  # nothing about composite_anonymous' Kaggle data
+    assert notices(repo, env, dataless.paper) == []  # nothing about another paper's Kaggle data
 
-    lines = notices(repo, env, "composite_anonymous")
+    lines = notices(repo, env, kaggle_spec.paper)
     datasets = [line.split()[2] for line in lines if line.startswith("banditrepro: dataset ")]
-    skipped = [line.split()[2] for line in lines if line.startswith("banditrepro: composite_anonymous ")]
+    skipped = [line.split()[2] for line in lines if line.startswith(f"banditrepro: {kaggle_spec.paper} ")]
     assert sorted(datasets) == sorted(kaggle), lines  # once each, and no data set of another paper
     assert skipped == list(needs), lines  # once each, in config order
     assert len(lines) == len(datasets) + len(skipped), lines  # nothing about another paper

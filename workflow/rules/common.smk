@@ -137,8 +137,8 @@ def announce_not_built(paper):
     """Say, once per run, which of ``paper``'s figures are skipped and why: first a line for each unavailable
     dataset they need (each dataset once), then one line per figure. Called from the input functions of the jobs
     that would read those figures' results (the paper's claims, the claims of a skipped figure, a simulation on
-    unavailable data), so only a run whose targets reach such a job prints them (`snakemake -n satisficing_ucl`
-    says nothing of the Kaggle data composite_anonymous' Fig 5 needs); a job process reading the Snakefile
+    unavailable data), so only a run whose targets reach such a job prints them (`snakemake -n <paper>`
+    says nothing of the Kaggle data another paper's figure needs); a job process reading the Snakefile
     again prints nothing."""
     if not workflow.is_main_process:
         return
