@@ -1,0 +1,165 @@
+"""Band cases of composite_anonymous' checks (``experiments/composite_anonymous/checks.py``, spec §3.5).
+
+C2, C3 and C5 compare final means of independent curves: each curve's s.e. is ``SE / sqrt(2)`` (or a multiple
+given in the case), so a difference of two has s.e. ``SE`` (``hypot``). C1 and C4 are per replication: the
+curves are built so that the paired statistic's mean and s.e. are exact (see each case)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import band_case, centred_noise, context, curve_rows, write_summary
+from .generic import SE, N, curves_context, sample
+
+#: how far a comparison that must pass is put on its passing side, in s.e.
+SAFE = 6.0
+
+
+def _figure_panels(spec, check, figure, panels=None):
+    """(figure, panel config) of every panel the check reads: ``figures`` (default the claim's), ``panels`` on
+    the claim's own figure."""
+    for fig in check.get("figures") or [figure]:
+        for p in spec.figures[fig]["panels"]:
+            if fig == figure and panels and p["id"] not in panels:
+                continue
+            yield fig, p
+
+
+def _horizon(spec, p) -> int:
+    return int(spec.experiments[p["experiment"]].horizon)
+
+
+@band_case("composite_log_growth")
+def log_growth_case(spec, claim, check, k, tmp):
+    """C1's [R(T) - R(T/10)] / [R(T/10) - R(T/100)] = max_ratio - k s.e. in every panel. Per replication
+    a = R(T) - R(T/10), b = R(T/10) - R(T/100); with a = rho b + e and mean(e) = 0 the ratio of the means is rho
+    and its delta-method s.e. is se(e) / mean(b), so e of s.e. s mean(b) gives s.e. s."""
+    s = 0.05
+    rho = float(check.get("max_ratio", 1.5)) - k * s
+    cells = {}
+    ts = None
+    for fig, p in _figure_panels(spec, check, claim["figure"], check.get("panels")):
+        T = _horizon(spec, p)
+        if ts is not None and ts[-1] != T:
+            raise ValueError("the case writes one checkpoint grid: every panel needs the same horizon")
+        ts = [T // 100, T // 10, T]
+        b = 100.0 * (1.0 + 0.3 * centred_noise(N, seed=1))
+        e = s * 100.0 * math.sqrt(N) * centred_noise(N, seed=2)
+        r100 = 40.0 + 5.0 * centred_noise(N, seed=3)
+        cells[(fig, p["id"])] = {check["algorithm"]: np.stack([r100, r100 + b, r100 + b + rho * b + e], axis=1)}
+    return curves_context(spec, tmp, ts, cells)
+
+
+@band_case("composite_beats_baseline")
+def beats_baseline_case(spec, claim, check, k, tmp):
+    """In every panel with a baseline, the baseline's final mean k s.e. of the difference above the algorithm's;
+    the panel's other ARS-UCB variants (only counted) beside the algorithm."""
+    rows = {}
+    for fig, p in _figure_panels(spec, check, claim["figure"]):
+        base = check["baselines"].get(p["experiment"])
+        if base is None:
+            continue
+        T = _horizon(spec, p)
+        r = rows.setdefault(fig, [])
+        for a in p.get("algorithms", []):
+            if a == base:
+                r += curve_rows(p["id"], a, p["metric"], [T], 100.0 + k * SE, SE / math.sqrt(2), N)
+            elif a == check["algorithm"] or a.startswith("ars"):
+                r += curve_rows(p["id"], a, p["metric"], [T], 100.0, SE / math.sqrt(2), N)
+    return context(spec, {fig: write_summary(tmp, fig, r) for fig, r in rows.items()})
+
+
+@band_case("composite_default_best")
+def default_best_case(spec, claim, check, k, tmp):
+    """In every panel of the sweep, the default's final mean k s.e. inside (1 + within) x the best other
+    variant's (the s.e. of (1 + within) best - default from the two curves as independent), with the smallest
+    across-run s.d. of the panel; the remaining variants far above both."""
+    within = float(check.get("within", 0.10))
+    sweep, algorithm = set(check["sweep"]), check["algorithm"]
+    compare = check.get("compare")
+    cells = {}
+    for fig, p in _figure_panels(spec, check, claim["figure"]):
+        algos = [a for a in p.get("algorithms", []) if a.startswith("ars")]
+        if set(algos) != sweep or algorithm not in algos:
+            continue
+        T = _horizon(spec, p)
+        rivals = [a for a in algos if a != algorithm and (compare is None or a in compare)]
+        best, rest = rivals[0], rivals[1:]
+        se_best, se_mine = 1.5 * SE, SE  # s.d. = s.e. sqrt(N): the default's is the smallest
+        h = math.hypot((1.0 + within) * se_best, se_mine)
+        finals = {best: sample(100.0, se_best, N, seed=1),
+                  algorithm: sample((1.0 + within) * 100.0 - k * h, se_mine, N, seed=2)}
+        for i, a in enumerate(a for a in algos if a not in finals):
+            finals[a] = sample(300.0 + 10.0 * i, 4.0 * SE, N, seed=3 + i)
+        assert all(finals[a].mean() > finals[best].mean() for a in rest)
+        cells[(fig, p["id"])] = {a: np.stack([0.5 * f, f], axis=1) for a, f in finals.items()}
+    return curves_context(spec, tmp, [T // 2, T], cells)
+
+
+def _half_slope_curves(T: int, slope1: np.ndarray, slope2: np.ndarray) -> np.ndarray:
+    """(R, 2) curves at (T/2, T) with slope ``slope1`` over [0, T/2] and ``slope2`` over [T/2, T]."""
+    half = T // 2
+    return np.stack([slope1 * half, slope1 * half + slope2 * (T - half)], axis=1)
+
+
+@band_case("composite_linear_vs_sublinear")
+def linear_vs_sublinear_case(spec, claim, check, k, tmp):
+    """C4's three comparisons per panel, one scenario each at k (the other two at +6 s.e.): the linear curve's
+    second-half slope minus min_slope_ratio x its first-half slope (paired, s.e. s), the sub-linear curve's
+    0.8 x first-half slope minus its second-half slope (paired, s.e. s: the project's sub-linear rule), and the
+    linear curve's final mean minus the sub-linear one's (s.e. of the two final means as independent)."""
+    r, s = float(check.get("min_slope_ratio", 0.5)), 1e-4
+    figure = claim["figure"]
+    out = {}
+    for scenario, (a_lin, a_sub, a_below) in {"linear": (k, SAFE, SAFE), "sublinear": (SAFE, k, SAFE),
+                                              "below": (SAFE, SAFE, k)}.items():
+        cells, T = {}, None
+        for p_id in check["panels"]:
+            p = next(p for p in spec.figures[figure]["panels"] if p["id"] == p_id)
+            T = _horizon(spec, p)
+            half, rest = T // 2, T - T // 2
+            l1 = 0.02 * (1.0 + 0.1 * centred_noise(N, seed=1))
+            l2 = r * l1 + sample(a_lin * s, s, N, seed=2)
+            s1_shape = 0.001 * centred_noise(N, seed=3)
+            d_sub = sample(a_sub * s, s, N, seed=4)
+            lin = _half_slope_curves(T, l1, l2)
+            se_lin = lin[:, -1].std(ddof=1) / math.sqrt(N)
+            # the sub-linear curve's final = half s1 + rest (0.8 s1 - d_sub): its s.e. does not depend on the mean
+            # m of s1, so m is solved for the final difference at a_below s.e.
+            shape_final = half * s1_shape + rest * (0.8 * s1_shape - d_sub)
+            se_sub = shape_final.std(ddof=1) / math.sqrt(N)
+            target = lin[:, -1].mean() - a_below * math.hypot(se_lin, se_sub)
+            m = (target - shape_final.mean()) / (half + 0.8 * rest)
+            s1 = m + s1_shape
+            cells[(figure, p_id)] = {check["linear"]: lin,
+                                     check["sublinear"]: _half_slope_curves(T, s1, 0.8 * s1 - d_sub)}
+        out[scenario] = curves_context(spec, tmp / scenario, [T // 2, T], cells)
+    return out
+
+
+@band_case("composite_clw_slightly_better")
+def clw_slightly_better_case(spec, claim, check, k, tmp):
+    """C5's three comparisons per panel, one scenario each at k (the others at +6 s.e.; every curve's s.e.
+    SE/sqrt(2)): CLW(d) below ARS-EXP3 ("better"), CLW(d) above (1 - max_margin) ARS-EXP3 ("only slightly"), and
+    the misspecified CLWs above ARS-EXP3 (all of them at k: "at least one" holds when any does)."""
+    m = float(check.get("max_margin", 0.25))
+    figure, se = claim["figure"], SE / math.sqrt(2)
+    h_diff, h_slight = math.hypot(se, se), math.hypot(se, (1.0 - m) * se)
+    out = {}
+    for scenario, (a_better, a_slight, a_mis) in {"better": (k, SAFE, SAFE), "slightly": (SAFE, k, SAFE),
+                                                   "misspecified": (SAFE, SAFE, k)}.items():
+        # CLW(d) = ARS - a_better h_diff = (1 - m) ARS + a_slight h_slight: solve for ARS
+        ars = (a_better * h_diff + a_slight * h_slight) / m
+        clw = ars - a_better * h_diff
+        rows = []
+        for p_id in check["panels"]:
+            p = next(p for p in spec.figures[figure]["panels"] if p["id"] == p_id)
+            T = _horizon(spec, p)
+            rows += curve_rows(p_id, check["ars"], p["metric"], [T], ars, se, N)
+            rows += curve_rows(p_id, check["clw_exact"], p["metric"], [T], clw, se, N)
+            for a in check["clw_misspecified"]:
+                rows += curve_rows(p_id, a, p["metric"], [T], ars + a_mis * h_diff, se, N)
+        out[scenario] = context(spec, {figure: write_summary(tmp / scenario, figure, rows)})
+    return out
