@@ -207,27 +207,27 @@ def linear_vs_sublinear(ctx, figure, panels, linear, sublinear, min_slope_ratio=
 
 @claim_check("composite_clw_slightly_better")
 def clw_slightly_better(ctx, figure, panels, ars, clw_exact, clw_misspecified, max_margin=0.25, z=2.0):
-    """C5: CLW(d̂ = d) ends at or below ARS-EXP3 (not above it beyond ``z`` s.e.) by at most ``max_margin`` of
-    ARS-EXP3's regret ("only slightly better", judged with ``z`` s.e.), and at least one misspecified CLW ends
-    above ARS-EXP3 (beyond ``z`` s.e.)."""
+    """C5: CLW(d̂ = d) ends below ARS-EXP3 ("better", beyond ``z`` s.e.) by at most ``max_margin`` of ARS-EXP3's
+    regret ("only slightly", judged with ``z`` s.e.), and at least one misspecified CLW ends above ARS-EXP3 (beyond
+    ``z`` s.e.). Each comparison within ``z`` s.e. of its threshold is inconclusive (a CLW(d) level with ARS-EXP3
+    within the noise does not show "better"; before the band test, issue 53, it counted as reproduced)."""
     verdicts, parts = [], []
     for panel in panels:
         ma, sa, _, _ = ctx.point(figure, panel, ars)
         mc, sc, _, _ = ctx.point(figure, panel, clw_exact)
-        not_worse = "not_reproduced" if compare_greater(ma - mc, math.hypot(sa, sc), z) == "not_reproduced" \
-            else "reproduced"
+        better = compare_greater(ma - mc, math.hypot(sa, sc), z)
         slight = compare_greater(mc - (1 - max_margin) * ma, math.hypot(sc, (1 - max_margin) * sa), z)
         worse_any = []
         for algo in clw_misspecified:
             mm, sm, _, _ = ctx.point(figure, panel, algo)
             worse_any.append(compare_greater(mm - ma, math.hypot(sm, sa), z))
         mis = any_verdict(worse_any)
-        verdicts.append(combine_verdicts([not_worse, slight, mis]))
+        verdicts.append(combine_verdicts([better, slight, mis]))
         parts.append(f"{panel}: ARS-EXP3 {fmt(ma)}, CLW(d) {fmt(mc)}, misspecified "
                      + ", ".join(f"{a}={fmt(ctx.point(figure, panel, a).mean)}" for a in clw_misspecified))
     verdict = combine_verdicts(verdicts)
     return ClaimResult(measured="; ".join(parts),
-                       threshold=f"(1-{max_margin}) ARS <= CLW(d) <= ARS (each by > {z} s.e.); some misspecified CLW "
+                       threshold=f"(1-{max_margin}) ARS <= CLW(d) < ARS (each by > {z} s.e.); some misspecified CLW "
                                  f"> ARS (by > {z} s.e.)",
                        verdict=verdict)
 
