@@ -71,31 +71,71 @@ def beats_baseline_case(spec, claim, check, k, tmp):
     return context(spec, {fig: write_summary(tmp, fig, r) for fig, r in rows.items()})
 
 
+def _leave_one_out_sd(x: np.ndarray) -> np.ndarray:
+    """The sample s.d. (ddof=1) of ``x`` with each replication left out in turn."""
+    return np.array([np.delete(x, i).std(ddof=1) for i in range(x.size)])
+
+
+def _sd_below(q: float, z_rival: np.ndarray, z_mine: np.ndarray, k: float) -> float:
+    """The default's s.d. ``sd`` such that q - sd (the rival's s.d. q minus the default's, both from unit-s.d. shapes
+    ``z_rival`` and ``z_mine``) is k jackknife s.e. above 0: the jackknife s.e. (the leave-one-out values
+    theta_i, sqrt((n - 1)/n sum (theta_i - mean)^2)) written here from its definition; bisection on sd (q - sd -
+    k se(sd) decreases in sd)."""
+    u, v = _leave_one_out_sd(z_rival), _leave_one_out_sd(z_mine)
+    n = z_mine.size
+
+    def gap(sd):
+        theta = q * u - sd * v
+        return (q - sd) - k * math.sqrt((n - 1) / n * float(np.sum((theta - theta.mean()) ** 2)))
+
+    lo, hi = 0.0, 4.0 * q
+    assert gap(lo) > 0 > gap(hi)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if gap(mid) > 0 else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
 @band_case("composite_default_best")
 def default_best_case(spec, claim, check, k, tmp):
-    """In every panel of the sweep, the default's final mean k s.e. inside (1 + within) x the best other
-    variant's (the s.e. of (1 + within) best - default from the two curves as independent), with the smallest
-    across-run s.d. of the panel; the remaining variants far above both."""
+    """Two scenarios, in every panel of the sweep. 'within': the default's final mean k s.e. inside (1 + within) x
+    the best other variant's (the s.e. of (1 + within) best - default from the two curves as independent), its
+    s.d. far the smallest. 'sd': the default 6 s.e. inside (1 + within) x the best, its s.d. k jackknife s.e. below
+    the m-th smallest s.d. of the other compared variants (m = ceil(sd_rank_fraction x compared)): the others' s.d.s
+    are q 2^(i - m) (i = 1, 2, ...: the m-th is q); the sweep's variants left out of ``compare`` far above all."""
+    n = 200
     within = float(check.get("within", 0.10))
+    frac = float(check.get("sd_rank_fraction", 0.5))
     sweep, algorithm = set(check["sweep"]), check["algorithm"]
     compare = check.get("compare")
-    cells = {}
-    for fig, p in _figure_panels(spec, check, claim["figure"]):
-        algos = [a for a in p.get("algorithms", []) if a.startswith("ars")]
-        if set(algos) != sweep or algorithm not in algos:
-            continue
-        T = _horizon(spec, p)
-        rivals = [a for a in algos if a != algorithm and (compare is None or a in compare)]
-        best, rest = rivals[0], rivals[1:]
-        se_best, se_mine = 1.5 * SE, SE  # s.d. = s.e. sqrt(N): the default's is the smallest
-        h = math.hypot((1.0 + within) * se_best, se_mine)
-        finals = {best: sample(100.0, se_best, N, seed=1),
-                  algorithm: sample((1.0 + within) * 100.0 - k * h, se_mine, N, seed=2)}
-        for i, a in enumerate(a for a in algos if a not in finals):
-            finals[a] = sample(300.0 + 10.0 * i, 4.0 * SE, N, seed=3 + i)
-        assert all(finals[a].mean() > finals[best].mean() for a in rest)
-        cells[(fig, p["id"])] = {a: np.stack([0.5 * f, f], axis=1) for a, f in finals.items()}
-    return curves_context(spec, tmp, [T // 2, T], cells)
+    out = {}
+    for scenario in ("within", "sd"):
+        cells, T = {}, None
+        for fig, p in _figure_panels(spec, check, claim["figure"]):
+            algos = [a for a in p.get("algorithms", []) if a.startswith("ars")]
+            if set(algos) != sweep or algorithm not in algos:
+                continue
+            T = _horizon(spec, p)
+            compared = [a for a in algos if compare is None or a in compare]
+            rivals = [a for a in compared if a != algorithm]
+            m = math.ceil(frac * len(compared))
+            q = 40.0
+            shape = {a: centred_noise(n, seed=11 + i) for i, a in enumerate(algos)}
+            sd = {a: q * 2.0 ** (i + 1 - m) for i, a in enumerate(rivals)}
+            sd[algorithm] = q / 8.0 if scenario == "within" else _sd_below(q, shape[rivals[m - 1]], shape[algorithm],
+                                                                            k if scenario == "sd" else SAFE)
+            best = rivals[0]
+            h = math.hypot((1.0 + within) * sd[best], sd[algorithm]) / math.sqrt(n)
+            a_within = k if scenario == "within" else SAFE
+            means = {best: 1000.0, algorithm: (1.0 + within) * 1000.0 - a_within * h}
+            means.update({a: 3000.0 + 100.0 * i for i, a in enumerate(rivals[1:])})
+            finals = {a: means[a] + sd[a] * shape[a] for a in compared}
+            for i, a in enumerate(a for a in algos if a not in compared):
+                finals[a] = 9000.0 + 100.0 * i + q * shape[a]
+            assert all(finals[a].mean() > finals[best].mean() for a in algos if a not in (best, algorithm))
+            cells[(fig, p["id"])] = {a: np.stack([0.5 * f, f], axis=1) for a, f in finals.items()}
+        out[scenario] = curves_context(spec, tmp / scenario, [T // 2, T], cells)
+    return out
 
 
 def _half_slope_curves(T: int, slope1: np.ndarray, slope2: np.ndarray) -> np.ndarray:
