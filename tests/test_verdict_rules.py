@@ -1,62 +1,75 @@
-"""One verdict rule everywhere (issue 38): every headline claim is decided through the 2-s.e. band (or, for a
-statistical test, its level), one rule for derived claims, one rule for "sub-linear". Each rule is run over the
-five papers' configs and fails on a hand-made violation."""
+"""One verdict rule everywhere (issue 38): every headline claim is decided through the 2-s.e. band, one rule for
+derived claims, one rule for "sub-linear". Each rule is run over every paper's config (discovered from
+config/papers/) and fails on a hand-made violation.
+
+The band itself is tested by behaviour in ``tests/test_band_behaviour.py`` (issue 53): every check deciding a
+headline claim is run on synthetic results k standard errors from the claim's threshold (``tests/band_cases/``)
+and must be inconclusive at k = ±1. (It replaced a rule read off the checks' signatures, a ``z`` or ``level``
+parameter, which a check could declare and ignore.) Here: that every such check has a band case, so that the
+behavioural test runs it."""
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import test_band_behaviour as band_test
 
 from banditrepro.engine import SimulationOutput
-from banditrepro.experiments.spec import load_paper
-from banditrepro.registry import CLAIM_CHECKS, lookup
+from banditrepro.experiments.spec import discover_papers, load_paper
 from banditrepro.report.checks import SUBLINEAR_MAX_RATIO, sublinear_halves, sublinear_verdict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PAPERS = ("censored_resources", "composite_anonymous", "penalized_fairness", "satisficing_select", "satisficing_ucl")
-#: the parameter by which a check takes its noise band: ``z`` standard errors, or a test's ``level``
-BAND_PARAMETERS = ("z", "level")
+PAPERS = tuple(discover_papers(REPO_ROOT))
 
 
-def _checks(check: dict):
-    """A check and the checks it is made of (all_of's parts, a variant search's inner check)."""
-    yield check
-    for part in check.get("parts", []) or []:
-        yield from _checks(part)
-    if isinstance(check.get("inner"), dict):
-        yield from _checks(check["inner"])
+def _deciding(check: dict):
+    """The checks that decide ``check``: itself, or an all_of's parts (recursively), as written here apart."""
+    if check["fn"] == "all_of":
+        for part in check["parts"]:
+            yield from _deciding(part)
+    else:
+        yield check
 
 
-def unbanded(claims) -> list[str]:
-    """The headline claims (and their check premises) decided by some check without a noise band."""
-    out = []
-    for claim in claims:
-        if claim["kind"] != "headline":
-            continue
-        checks = [claim["check"]] + ([claim["premise"]] if isinstance(claim.get("premise"), dict) else [])
-        for check in (c for top in checks for c in _checks(top)):
-            params = inspect.signature(lookup(CLAIM_CHECKS, "claim check", check["fn"])).parameters
-            if check["fn"] not in ("all_of",) and not any(p in params for p in BAND_PARAMETERS):
-                out.append(f"{claim['id']} ({check['fn']})")
-    return out
+def test_the_papers_are_discovered():
+    assert set(PAPERS) == {p.stem for p in (REPO_ROOT / "config" / "papers").glob("*.yaml")}
 
 
 @pytest.mark.parametrize("paper", PAPERS)
-def test_every_headline_claim_goes_through_the_noise_band(paper):
+def test_the_band_test_runs_every_headline_check(paper):
+    """Every check deciding a headline claim (an all_of's parts, a premise given as a check) is one of the
+    behavioural band test's cases, and nothing else is."""
     spec = load_paper(paper, "paper", REPO_ROOT)
-    assert unbanded(spec.claims) == []
+    want = sorted((c["id"], check["fn"]) for c in spec.claims if c["kind"] == "headline"
+                  for top in [c["check"]] + ([c["premise"]] if isinstance(c.get("premise"), dict) else [])
+                  for check in _deciding(top))
+    ran = sorted((label.split(":")[1], check["fn"]) for label, _, check in band_test.CASES if label.split(":")[0] == paper)
+    assert ran == want
 
 
-def test_a_headline_claim_without_a_band_is_named():
-    spec = load_paper("satisficing_ucl", "paper", REPO_ROOT)
-    f4c = dict(next(c for c in spec.claims if c["id"] == "F4c"), kind="headline")  # most_pulled_arm: no band
-    assert unbanded([f4c]) == ["F4c (most_pulled_arm)"]
-    whole = {"id": "W", "kind": "headline", "check": {"fn": "all_of", "parts": [f4c["check"], {"fn": "below"}]}}
-    assert unbanded([whole]) == ["W (most_pulled_arm)"]
+def _claim(paper: str, claim_id: str) -> dict:
+    return next(c for c in load_paper(paper, "paper", REPO_ROOT).claims if c["id"] == claim_id)
+
+
+def test_a_headline_check_without_a_band_case_fails_the_band_test(tmp_path):
+    f4c = dict(_claim("satisficing_ucl", "F4c"), kind="headline")  # most_pulled_arm: a sanity check, no case
+    with pytest.raises(AssertionError, match="no band case for check 'most_pulled_arm'"):
+        band_test.test_headline_check_goes_through_the_band("satisficing_ucl:F4c:check0:most_pulled_arm", f4c, f4c["check"],
+                                                  tmp_path)
+
+
+def test_a_check_without_its_band_fails_the_band_test(tmp_path):
+    """F5b's final_ordering with its band removed (z = 0: the raw order decides) is reproduced at k = +1 and not
+    reproduced at k = -1, which the band test names."""
+    f5b = _claim("satisficing_ucl", "F5b")
+    band_test.test_headline_check_goes_through_the_band("satisficing_ucl:F5b:check0:final_ordering", f5b, f5b["check"],
+                                              tmp_path / "banded")
+    with pytest.raises(AssertionError, match=r"1\.0: 'reproduced', -1\.0: 'not_reproduced'"):
+        band_test.test_headline_check_goes_through_the_band("satisficing_ucl:F5b:check0:final_ordering", f5b,
+                                                  {**f5b["check"], "z": 0.0}, tmp_path / "unbanded")
 
 
 #: how a statement says that the paper does not make it (the project derives it from the text)

@@ -15,6 +15,8 @@ that reproduces the claim), ``tmp`` a fresh directory. It writes synthetic ``sum
 :func:`write_summary` and :func:`write_shards` and returns the :class:`BandContext` the check is run on. A case
 computes the values it writes from the claim's threshold itself, from the paper's definition of the statistic
 (it never calls the check or the helpers the check calls), so a check whose band is missing or misplaced fails.
+A check that decides through comparisons of different kinds may have its case return ``{scenario: BandContext}``,
+one comparison at ``k`` and the others safely passing in each (``tests/test_band_behaviour.py``).
 """
 
 from __future__ import annotations
