@@ -5,6 +5,8 @@ claims in the config."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -94,6 +96,10 @@ def test_split_and_gated_claims_state_their_parts_apart():
     assert claims["C2a2.baselines"]["check"]["lower"] == ["sat_ucb", "sat_ucb_plus"]
     for claim in claims.values():  # a gated claim keeps its own check and names what gates it in its statement
         premise = claim.get("premise")
-        named = premise if isinstance(premise, (str, list)) else str((premise or {}).get("label", "")).split(",")[0]
-        assert all(p in claim["statement"] for p in ([named] if isinstance(named, str) else named)), claim["id"]
+        if isinstance(premise, dict):  # a check premise is labelled by the claim it is a part of ("C4a2's SELECT half")
+            named = [re.match(r"[\w.]+", premise["label"]).group(0).removesuffix(".")]
+            assert named[0] in claims, claim["id"]
+        else:
+            named = [premise] if isinstance(premise, str) else list(premise or [])
+        assert all(p in claim["statement"] for p in named), claim["id"]
     assert claims["C3a3"]["check"]["fn"] == "select_beyond_sweep"
