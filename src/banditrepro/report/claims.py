@@ -196,7 +196,7 @@ def _entry_differences(declared: dict, entry: dict, base: dict) -> dict[str, obj
     diffs = {}
     for key in set(entry) | set(base):
         param = declared.get(key)
-        default = None if param is None or param.default in (REQUIRED, OMITTED) else param.default
+        default = None if param is None or param.default is REQUIRED or param.default is OMITTED else param.default
         if key == "label" or entry.get(key, default) == base.get(key, default):
             continue
         if param is None or param.default is REQUIRED:
