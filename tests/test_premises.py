@@ -1,6 +1,7 @@
 """Premise gates (issue 38, report/claims.py): a claim whose statement presupposes an advantage or a contrast is
 inconclusive while its premise is not reproduced, with the premise's measured value and the claim's own check
-beside it; and the papers' claims of that shape carry their premise."""
+beside it; and (issue 53) which claims need a premise is derived from the claims and the experiments' algorithm
+entries, over every discovered paper (report/claims.py premise_problems), not listed here."""
 
 from __future__ import annotations
 
