@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from banditrepro import provenance
-from banditrepro.experiments.spec import ConfigError, PaperSpec, _check_diagnosis, load_paper
+from banditrepro.experiments.spec import ConfigError, PaperSpec, _check_diagnosis, discover_papers, load_paper
 from banditrepro.lock import VERDICTS_FILE, diff_rows, read_verdicts
 from banditrepro.report.checks import printed_cells
-from banditrepro.report.claims import CLAIMS_CSV_COLUMNS, evaluate_claims
+from banditrepro.report.claims import CLAIMS_CSV_COLUMNS, evaluate_claims, merge_claims
 from banditrepro.report.context import ResultsContext
 from banditrepro.report.diagnosis import (
     NO_READING,
@@ -24,18 +24,20 @@ from banditrepro.report.diagnosis import (
     cause_reading_problems,
     causes_of,
     claim_cause,
+    drop_ruled_out_causes,
     reading_sentences,
     readings_table,
+    ruled_out_by,
     undiagnosed_headlines,
+    with_causes,
 )
 from banditrepro.report.findings import headline_sentence, verdict_line
 from banditrepro.report.report import overall_report, paper_report
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-#: the papers whose every headline non-reproduction must name its cause (issue 31; all five since issue 38, where a
-#: mechanism is documented for every failure or the cause says it was not found)
-DIAGNOSED_PAPERS = ("censored_resources", "composite_anonymous", "penalized_fairness", "satisficing_select",
-                    "satisficing_ucl")
+#: the papers whose every headline non-reproduction must name its cause (issue 31; every paper since issue 38, where
+#: a mechanism is documented for every failure or the cause says it was not found): the discovered papers (issue 53)
+DIAGNOSED_PAPERS = tuple(discover_papers(REPO_ROOT))
 ALL_PAPERS = DIAGNOSED_PAPERS
 
 CAUSES = {"lcb": "LCB test unreachable", "restarts": "oracle restarts", "agarwal": "Agarwal candidates"}
@@ -153,10 +155,21 @@ def test_a_cause_must_agree_with_the_readings():
     # 'no reading decides it' while a reading flips one of its claims
     problems = cause_reading_problems(_cause_config(a={"label": "x", "no_reading": True}, b="y"), SELECT_LIKE)
     assert problems == ["H3: its cause a says no reading decides it, but reading bernoulli flips it"]
-    # a cause confirmed by a reading that flips only some of its claims: the others need another cause
-    problems = cause_reading_problems(_cause_config(a={"label": "x", "reading": "bernoulli"}, b="y"), SELECT_LIKE)
+    # a cause confirmed by a reading that flips only some of its claims: H2 stays not reproduced under it (V1), so
+    # its own reading rules the cause out (issue 53), confirmed or not
+    for confirmed in (True, False):
+        cause_a = {"label": "x", "reading": "bernoulli", "unconfirmed": not confirmed}
+        problems = cause_reading_problems(_cause_config(a=cause_a, b="y"), SELECT_LIKE)
+        assert problems == ["H2: its cause a is ruled out by its own reading bernoulli: without the mechanism it is "
+                            "still not reproduced (V1); name the cause that explains it"]
+    # a reading that leaves an inconclusive claim inconclusive neither confirms the cause nor rules it out: unconfirmed
+    undecided = SELECT_LIKE.copy()
+    undecided.loc[undecided.claim_id.isin(["H2", "V1"]), "verdict"] = "inconclusive"
+    problems = cause_reading_problems(_cause_config(a={"label": "x", "reading": "bernoulli"}, b="y"), undecided)
     assert problems == ["H2: its cause a is removed by reading bernoulli, which does not flip it: mark the cause "
                         "unconfirmed or name the cause that explains it"]
+    assert cause_reading_problems(_cause_config(a={"label": "x", "reading": "bernoulli", "unconfirmed": True}, b="y"),
+                                  undecided) == []
     # unconfirmed while its reading flips every claim it explains
     flipped = _cause_config(a="x", b={"label": "y", "reading": "bernoulli", "unconfirmed": True})
     flipped["claims"][2]["id"] = "H3"
@@ -168,6 +181,24 @@ def test_a_cause_must_agree_with_the_readings():
     # an unconfirmed cause says so wherever it is shown
     assert causes_of(_cause_config(a={"label": "x", "reading": "bernoulli", "unconfirmed": True}, b="y"))["a"] == \
         "x (unconfirmed)"
+
+
+def test_a_cause_its_own_reading_rules_out_is_not_counted():
+    """issue 53: a claim still not reproduced under the reading that removes its cause's mechanism is counted
+    undiagnosed, not "because of" that cause, in claims.csv (merge_claims) and in the verdicts file's rows
+    (with_causes), whatever the config says; a reading that flips the claim or leaves it undecided keeps it."""
+    config = _cause_config(a={"label": "x", "reading": "bernoulli", "unconfirmed": True}, b="y")
+    assert ruled_out_by(config, SELECT_LIKE) == {"H2": "V1"}
+    counted = pd.DataFrame(drop_ruled_out_causes(config, SELECT_LIKE.assign(cause=SELECT_LIKE.claim_id.map(
+        {"H2": "a", "H3": "a", "H5": "b"}).fillna(""))))
+    assert counted.set_index("claim_id").cause[["H2", "H3", "H5"]].tolist() == ["", "a", "b"]
+    assert cause_breakdown(counted, {"a": "x", "b": "y"}) == "3 undiagnosed, 1 x, 1 y"  # H2 with H4, H6 (no cause here)
+    rows = [{k: r[k] for k in ("claim_id", "kind", "measured", "verdict")} for r in SELECT_LIKE.to_dict("records")]
+    assert {r["claim_id"]: r["cause"] for r in with_causes(config, rows)}["H2"] == ""
+    spec = PaperSpec(paper="p", title="P", scale="paper", experiments={}, figures={}, tables={}, resolutions=[],
+                     claims=[{"id": cid} for cid in SELECT_LIKE.claim_id], config=config)
+    merged = merge_claims(spec, [SELECT_LIKE.assign(cause=["", "a", "a", "", "b", "", "", "", "", "", ""])])
+    assert merged.set_index("claim_id").cause[["H2", "H3", "H5"]].tolist() == ["", "a", "b"]
 
 
 @pytest.mark.parametrize("paper", ALL_PAPERS)

@@ -1,6 +1,7 @@
 """Premise gates (issue 38, report/claims.py): a claim whose statement presupposes an advantage or a contrast is
 inconclusive while its premise is not reproduced, with the premise's measured value and the claim's own check
-beside it; and the papers' claims of that shape carry their premise."""
+beside it; and (issue 53) which claims need a premise is derived from the claims and the experiments' algorithm
+entries, over every discovered paper (report/claims.py premise_problems), not listed here."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from banditrepro.experiments.spec import PaperSpec, load_paper
+from banditrepro.experiments.spec import PaperSpec, discover_papers, load_paper
 from banditrepro.report.claims import (
     PremiseError,
+    algorithm_bases,
     check_premises,
     claim_dependencies,
     claims_of_figure,
     evaluate_claims,
     premise_claims,
+    premise_problems,
+    presupposed,
 )
 from banditrepro.report.context import ResultsContext
 from banditrepro.report.sequential import sequential_claims
@@ -98,25 +102,81 @@ def test_premises_name_known_claims_without_circles():
         check_premises(spec([_claim("A1", "A", "B", premise="A2"), _claim("A2", "A", "B", premise="A1")]))
 
 
-#: the claims of the five papers whose statements presuppose an advantage or a contrast (issue 38), and what
-PREMISES = {
-    "censored_resources": {"F4_gap_correlated": ["F4_best_poscorr", "F4_best_negcorr", "F4_best_indep"],
-                           "F67_grows_poscorr": ["F6_best_poscorr", "F7_best_poscorr"],
-                           "F67_grows_negcorr": ["F6_best_negcorr", "F7_best_negcorr"],
-                           "F67_grows_indep": ["F6_best_indep", "F7_best_indep"]},
-    "satisficing_select": {"C5b": "C5a", "C5c1": "C5a", "C6": "C4a2", "C3a3": "C3a3.grid"},
-    "satisficing_ucl": {"F5c": "F5b"},
-}
+def _toy_spec(claims, experiments=None):
+    """A toy paper on the select builder: experiment e runs SELECT, its ablation and a baseline."""
+    from banditrepro.experiments.spec import ExperimentSpec
+
+    algos = experiments or {"select": {"algorithm": "select", "oracle": "thompson"},
+                            "select_no_step3": {"algorithm": "select", "oracle": "thompson", "skip_step3": True},
+                            "thompson": {"algorithm": "thompson"}}
+    exp = ExperimentSpec(paper="toy", id="e", builder="satisficing_select", horizon=10, replications=2,
+                         checkpoints=None, params={}, algorithms=algos, data=[], requires=[],
+                         common_random_numbers=True, repo_root=REPO_ROOT, config={})
+    figures = {"fig": {"title": "F", "panels": [{"id": "p", "experiment": "e", "metric": "regret"}]}}
+    return PaperSpec(paper="toy", title="T", scale="smoke", experiments={"e": exp}, figures=figures, claims=claims,
+                     tables={}, resolutions=[], config={"paper": "toy"})
 
 
-@pytest.mark.parametrize("paper", sorted(PREMISES))
-def test_claims_that_presuppose_an_advantage_are_gated_by_it(paper):
+def _flat(cid, algorithms, **extra):
+    return {"id": cid, "figure": "fig", "statement": "s", "kind": "headline",
+            "check": {"fn": "select_flat", "panel": "p", "algorithms": algorithms, "t_from": 5}, **extra}
+
+
+def test_the_premise_rule_finds_the_shape_from_the_claim_and_the_experiments():
+    load_paper("satisficing_select", "smoke", REPO_ROOT)  # registers the select builder the toy spec runs
+    own = _flat("OWN", ["select"])
+    # an ablation of SELECT (same kernel, a setting off its default) against SELECT, no premise: flagged
+    ablation = {"id": "ABL", "figure": "fig", "statement": "s", "kind": "headline",
+                "check": {"fn": "below", "panel": "p", "lower": "select", "higher": ["select_no_step3"]}}
+    spec = _toy_spec([own, ablation])
+    assert algorithm_bases(spec) == {("e", "select_no_step3"): "select"}
+    assert presupposed(spec, ablation) == {("e", "select")}
+    assert premise_problems(spec) == ["toy: ABL reads a modification of select on e and so presupposes its own "
+                                      "behaviour there: it needs a premise measuring it"]
+    # gated by the claim that states SELECT's own behaviour: no problem
+    assert premise_problems(_toy_spec([own, {**ablation, "premise": "OWN"}])) == []
+    # a premise broader than that (it also reads the baseline) is flagged
+    broad = _flat("BROAD", ["select", "thompson"])
+    assert premise_problems(_toy_spec([own, broad, {**ablation, "premise": "BROAD"}])) == [
+        "toy: ABL's premise reads thompson on e beyond what the claim presupposes (select on e): give the part of the "
+        "premise about that alone"]
+    # its SELECT half as a check premise is fine while a claim measures it, flagged while none does
+    whole = {**broad, "check": {"fn": "all_of", "parts": [{"label": "SELECT", **own["check"]},
+                                                           {"label": "rest", **_flat("", ["thompson"])["check"]}]}}
+    half = {"label": "BROAD's SELECT half", **own["check"]}
+    assert premise_problems(_toy_spec([whole, {**ablation, "premise": half}])) == []
+    other = {**half, "t_from": 6}
+    assert premise_problems(_toy_spec([whole, {**ablation, "premise": other}])) == [
+        "toy: ABL's check premise is no other claim's check or part: name the claim that measures it"]
+    # no claim states SELECT's own behaviour here: the ablation presupposes nothing the paper measures
+    assert premise_problems(_toy_spec([ablation])) == []
+    # a baseline with another kernel is no modification; a sibling ablation is not the base of another
+    sib = {"algorithm": "select", "oracle": "thompson", "skip_step2": True}
+    spec = _toy_spec([own], {"select": {"algorithm": "select", "oracle": "thompson"},
+                             "a": {"algorithm": "select", "oracle": "thompson", "skip_step3": True}, "b": sib,
+                             "thompson": {"algorithm": "thompson"}})
+    assert algorithm_bases(spec) == {("e", "a"): "select", ("e", "b"): "select"}
+
+
+def test_a_check_premise_shows_its_label(tmp_path):
+    claims = [_claim("LEAD", "B", "A"),
+              _claim("HALF", "A", "C", premise={"label": "LEAD's half", "fn": "below", "panel": "p", "lower": "B",
+                                                "higher": "A"})]
+    df = evaluate_claims(_ctx(tmp_path, claims), figure="fig").set_index("claim_id")
+    assert df.loc["HALF", "measured"].startswith("premise not met: LEAD's half not reproduced (")
+
+
+@pytest.mark.parametrize("paper", discover_papers(REPO_ROOT))
+def test_claims_that_presuppose_an_algorithms_own_behaviour_are_gated_by_it(paper):
+    """Every headline claim that reads an ablation, a variant or a rescaling of an algorithm whose own behaviour
+    another headline claim states has a premise measuring that behaviour alone (issue 53); and every premise names
+    known claims, without circles, and the statement says what it presupposes."""
     spec = load_paper(paper, "smoke", REPO_ROOT)
     check_premises(spec)
-    by_id = {c["id"]: c for c in spec.claims}
-    for cid, premise in PREMISES[paper].items():
-        assert by_id[cid].get("premise") == premise, f"{paper}: {cid} must be gated by {premise}"
-        assert "premise" in by_id[cid]["statement"], f"{paper}: {cid}'s statement must say what it presupposes"
+    assert premise_problems(spec) == []
+    for claim in spec.claims:
+        if claim.get("premise") is not None:
+            assert "premise" in claim["statement"], f"{paper}: {claim['id']}'s statement must say what it presupposes"
 
 
 def test_a_gated_claim_takes_no_sequential_look():

@@ -63,3 +63,22 @@ def test_expansion_in_place_and_errors(tmp_path):
         expand_claim_cells(*_write(tmp_path, [{"id": "a"}]))
     with pytest.raises(ConfigError, match="unknown template"):
         expand_claim_cells(*_write(tmp_path, [{"cells": "b1"}], rows="b1,c1,fig,headline,u,,x,0.5\n"))
+
+
+def test_f1_spread_claims_compare_ts_with_the_other_two_algorithms():
+    """App. F.1: TS "reveals a much higher variation than the other two algorithms. This high variation is also
+    visible for M2" (issue 53): every claim measuring that sentence on an F.1 grid, M1 or M2, headline or a reading's
+    variant, compares its TS with every other algorithm of the three its experiment runs, not with RCUCB alone. The
+    three are the experiment's entries that modify none other (report.claims.algorithm_bases: rcucb_unit and
+    ts_single are readings of RCUCB and TS, standing in for them in a reading's claim)."""
+    from banditrepro.report.claims import algorithm_bases
+
+    spec = load_paper("censored_resources", "paper", ROOT)
+    bases = algorithm_bases(spec)
+    spread = [c for c in spec.claims if c["check"]["fn"] == "spread_larger" and "F.1" in c["statement"]]
+    assert {c["check"]["experiment"].split("_")[0] for c in spread} == {"f1m1", "f1m2"}
+    for claim in spread:
+        exp, check = claim["check"]["experiment"], claim["check"]
+        compared = {bases.get((exp, a), a) for a in [check["larger"], *check["smaller"]]}
+        three = {a for a in spec.experiments[exp].algorithms if (exp, a) not in bases}
+        assert compared == three and len(check["smaller"]) == len(three) - 1, claim["id"]

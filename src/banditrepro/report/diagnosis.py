@@ -84,7 +84,19 @@ def with_causes(config: Mapping, rows) -> list[dict]:
         claim = declared.get(str(row["claim_id"]), {})
         measured = str(row.get("measured", "")) != NOT_MEASURED
         out.append({**row, CAUSE_COLUMN: claim_cause(claim, str(row["verdict"]), measured)})
-    return out
+    return drop_ruled_out_causes(config, out)
+
+
+def drop_ruled_out_causes(config: Mapping, rows) -> list[dict]:
+    """The rows with an empty cause where the claim's own reading rules its cause out (:func:`ruled_out_by`): every
+    count then shows the claim as undiagnosed instead of failing "because of" a mechanism whose removal does not
+    recover it (issue 53)."""
+    records = [dict(r) for r in claim_records(rows)]
+    ruled_out = ruled_out_by(config, records) if readings_of(config) else {}
+    for row in records:
+        if str(row["claim_id"]) in ruled_out:
+            row[CAUSE_COLUMN] = ""
+    return records
 
 
 def readings_of(config: Mapping) -> list[dict]:
@@ -225,15 +237,34 @@ def undiagnosed_headlines(config: Mapping, rows) -> list[str]:
     return out
 
 
+def ruled_out_by(config: Mapping, rows) -> dict[str, str]:
+    """{headline claim: its variant claim} where the claim's own reading rules its cause out (issue 53): the cause
+    names the ``reading`` that removes its mechanism, that reading measures the claim, and the claim is still
+    ``not_reproduced`` under it. Without the mechanism the claim fails all the same, so the mechanism is not why it
+    fails: the report must not count the claim "because of" that cause, confirmed or not. (A reading that leaves the
+    claim inconclusive neither confirms nor rules out the cause: it stays ``unconfirmed``.)"""
+    causes = cause_specs(config)
+    declared = {c["id"]: c.get("cause") for c in config.get("claims", [])}
+    out = {}
+    for r in readings_table(config, rows):
+        cause = causes.get(str(declared.get(r["headline_claim"]) or ""))
+        if (cause is not None and cause.reading == r["reading"] and r["headline_verdict"] != REPRODUCED
+                and r["verdict_under_reading"] == NOT_REPRODUCED and r["flips"] == "no"):
+            out[r["headline_claim"]] = r["variant_claim"]
+    return out
+
+
 def cause_reading_problems(config: Mapping, rows) -> list[str]:
     """Where a headline failure's cause disagrees with the readings (issue 38): a cause that says no reading
     decides its claims (``no_reading``) while some reading flips one of them; a cause whose ``reading`` removes
-    its mechanism while that reading does not flip a claim it explains (it is then a hypothesis: mark it
-    ``unconfirmed``); an ``unconfirmed`` cause whose reading flips every claim it explains (it is confirmed);
+    its mechanism while that reading leaves a claim it explains not reproduced (the claim's own reading rules the
+    cause out, :func:`ruled_out_by`: name the cause that explains it) or inconclusive (it is then a hypothesis: mark
+    it ``unconfirmed``); an ``unconfirmed`` cause whose reading flips every claim it explains (it is confirmed);
     a cause naming an unknown reading. ``rows``: a claims table or the verdicts file's rows of one paper."""
     causes = cause_specs(config)
     readings = {r["id"] for r in readings_of(config)}
     table = readings_table(config, rows)
+    ruled_out = ruled_out_by(config, rows)
     flipped_by: dict[str, list[str]] = {}
     for r in table:
         if r["flips"] == "yes":
@@ -254,7 +285,11 @@ def cause_reading_problems(config: Mapping, rows) -> list[str]:
         if cause.no_reading and flips:
             problems.append(f"{cid}: its cause {cause.id} says no reading decides it, but reading "
                             f"{', '.join(flips)} flips it")
-        if cause.reading and not cause.unconfirmed and cause.reading not in flips:
+        if cid in ruled_out:
+            problems.append(f"{cid}: its cause {cause.id} is ruled out by its own reading {cause.reading}: without "
+                            f"the mechanism it is still not reproduced ({ruled_out[cid]}); name the cause that "
+                            "explains it")
+        elif cause.reading and not cause.unconfirmed and cause.reading not in flips:
             problems.append(f"{cid}: its cause {cause.id} is removed by reading {cause.reading}, which does not flip "
                             "it: mark the cause unconfirmed or name the cause that explains it")
     for cause in causes.values():
