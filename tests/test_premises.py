@@ -148,6 +148,12 @@ def test_the_premise_rule_finds_the_shape_from_the_claim_and_the_experiments():
     other = {**half, "t_from": 6}
     assert premise_problems(_toy_spec([whole, {**ablation, "premise": other}])) == [
         "toy: ABL's check premise is no other claim's check or part: name the claim that measures it"]
+    # a config that says, in words, why the claim presupposes nothing needs no premise; saying it and giving one
+    # is a contradiction
+    ranked = {**ablation, "premise_not_needed": "a ranking of the settings on the same runs"}
+    assert premise_problems(_toy_spec([own, ranked])) == []
+    assert premise_problems(_toy_spec([own, {**ranked, "premise": "OWN"}])) == [
+        "toy: ABL has a premise and says it needs none (premise_not_needed): keep one"]
     # no claim states SELECT's own behaviour here: the ablation presupposes nothing the paper measures
     assert premise_problems(_toy_spec([ablation])) == []
     # a baseline with another kernel is no modification; a sibling ablation is not the base of another

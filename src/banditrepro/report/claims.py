@@ -301,7 +301,8 @@ def _measured_by_a_claim(spec, claim: dict, alone: list) -> bool:
 def premise_problems(spec, kinds: Iterable[str] = ("headline",)) -> list[str]:
     """The claims of ``kinds`` that presuppose an algorithm's own behaviour (:func:`presupposed`) without a premise
     measuring it, or with a premise broader than that (reading another algorithm, a modification, another
-    experiment), or with a check premise that no other claim measures. Empty when every premise is as the
+    experiment), or with a check premise that no other claim measures. A claim of that shape whose config says why
+    it presupposes nothing (``premise_not_needed``, in words) needs no premise. Empty when every premise is as the
     claims presuppose."""
     bases, alone = algorithm_bases(spec), own_behaviour_claims(spec)
     problems = []
@@ -312,6 +313,11 @@ def premise_problems(spec, kinds: Iterable[str] = ("headline",)) -> list[str]:
         if not needs:
             continue
         want = ", ".join(f"{a} on {e}" for e, a in sorted(needs))
+        if claim.get("premise_not_needed"):  # the config's reviewed decision, with its reason
+            if claim.get("premise") is not None:
+                problems.append(f"{spec.paper}: {claim['id']} has a premise and says it needs none "
+                                "(premise_not_needed): keep one")
+            continue
         if claim.get("premise") is None:
             problems.append(f"{spec.paper}: {claim['id']} reads a modification of {want} and so presupposes its own "
                             "behaviour there: it needs a premise measuring it")
