@@ -77,22 +77,39 @@ def test_log_growth_ratio_band_and_median(tmp_path):
     assert res.verdict == "not_reproduced"
 
 
+#: replications of each synthetic sweep panel
+SWEEP_RUNS = 100
+
+
+def _runs(mean: float, se: float) -> np.ndarray:
+    """SWEEP_RUNS final regrets whose mean is ``mean`` and whose s.e. is ``se`` (s.d. se * sqrt(n))."""
+    x = np.random.default_rng(7).standard_normal(SWEEP_RUNS)
+    x = (x - x.mean()) / x.std(ddof=1)
+    return mean + se * np.sqrt(SWEEP_RUNS) * x
+
+
 def _sweep_ctx(tmp_path, alpha_panels, f_panels):
-    """Panels 'a*' plot the α-sweep, 'f*' the f-sweep; values: {algorithm: (mean, se)}."""
-    panels, rows = [], []
+    """Panels 'a*' plot the α-sweep, 'f*' the f-sweep, each from its own experiment; values: {algorithm: (mean,
+    se)}, the per-run final regrets with that mean and s.e. (the check's s.d. half reads them)."""
+    panels, rows, reps = [], [], {}
     for prefix, algos, values in (("a", ALPHA, alpha_panels), ("f", F, f_panels)):
         for i, vals in enumerate(values):
             pid = f"{prefix}{i}"
-            panels.append({"id": pid, "experiment": "e", "metric": "regret", "algorithms": algos + ["odaaf_v"]})
+            panels.append({"id": pid, "experiment": f"e_{pid}", "metric": "regret",
+                           "algorithms": algos + ["odaaf_v"]})
             rows += [(pid, a, 1000, vals[a][0], vals[a][1]) for a in algos]
+            reps[f"e_{pid}"] = {a: SimulationOutput(checkpoints=np.array([1000]),
+                                                    curves={"regret": _runs(*vals[a])[:, None]}) for a in algos}
     spec = SimpleNamespace(figures={"fig2": {"panels": panels}})
-    return _Ctx(spec, _summary(tmp_path, rows))
+    return _Ctx(spec, _summary(tmp_path, rows), reps)
 
 
 def _vals(algos, default, best, se=1.0):
+    """The sweep's first setting at ``best``, the others at 1.5 ``best``, the default at ``default`` with half the
+    others' s.e. (so the clearly smallest s.d.)."""
     out = {a: (best * 1.5, se) for a in algos}
     out[algos[0]] = (best, se)
-    out["ars_a4"] = (default, se)
+    out["ars_a4"] = (default, se / 2)
     return out
 
 
@@ -108,7 +125,7 @@ def test_default_best_gets_one_verdict_per_sweep(tmp_path):
 
 
 def test_default_best_inconclusive_band(tmp_path):
-    # default 111 vs best 100 (threshold 110) with s.e. 3: within 2 s.e. in two of three panels
+    # default 111 vs best 100 (threshold 110) with s.e. 1.5 and 3: within 2 s.e. in two of three panels
     alpha = [_vals(ALPHA, 111.0, 100.0, se=3.0), _vals(ALPHA, 109.0, 100.0, se=3.0), _vals(ALPHA, 100.0, 100.0)]
     ctx = _sweep_ctx(tmp_path, alpha, [_vals(F, 90.0, 100.0)])
     res = default_best(ctx, "fig2", "ars_a4", ALPHA)
@@ -123,7 +140,7 @@ def test_default_best_compare_restricts_to_theorem_alphas(tmp_path):
     ctx = _sweep_ctx(tmp_path, alpha, [_vals(F, 90.0, 100.0)])
     assert default_best(ctx, "fig2", "ars_a4", ALPHA).verdict == "not_reproduced"
     res = default_best(ctx, "fig2", "ars_a4", ALPHA, compare=["ars_a4", "ars_a6", "ars_a8"])
-    # α = 6, 8 end at 150: α = 4 (130) is the best of the three, its s.d. (s.e. 1, n 100) ties them: rank 1 of 3
+    # α = 6, 8 end at 150: α = 4 (130) is the best of the three, with the clearly smallest s.d.: rank 1 of 3
     assert res.verdict == "reproduced" and "in 3/3 panels" in res.measured and "ars_a2" not in res.measured
 
 
