@@ -205,3 +205,26 @@ def test_lcb_reach_matches_the_spec_hand_computation():
                    "concave_realizable": (27, 1024)}
     n = 7257
     assert math.sqrt(4 * math.log(n) / n) <= 0.07 < math.sqrt(4 * math.log(n - 1) / (n - 1))
+
+
+def _decided(check: dict):
+    """A check and, for an all_of, its parts."""
+    yield check
+    for part in check.get("parts", []) or []:
+        yield from _decided(part)
+
+
+@pytest.mark.parametrize("scale", ["smoke", "paper"])
+def test_no_headline_claim_reads_a_rise_that_a_sanity_claim_calls_the_grid_sweep(scale):
+    """Issue 53: where a sanity claim shows that an algorithm's raw rise on a panel is its grid's initial sweep
+    (C3a3.grid: SAT-UCB(+) pull each cell once), a headline claim that says the algorithm keeps growing there reads it
+    beyond the sweep (select_beyond_sweep, as C3a2 and C3a3 do), never through the raw rise (select_flat, growing)."""
+    spec = load_paper("satisficing_select", scale, ".")
+    swept = {(c["figure"], c["check"]["panel"], a) for c in spec.claims
+             if c["kind"] == "sanity" and c["check"]["fn"] == "select_flat" and c["check"].get("growing")
+             for a in c["check"]["algorithms"]}
+    assert swept, "no sanity claim shows a grid sweep: the rule below has nothing to read"
+    raw = [f"{c['id']} ({a})" for c in spec.claims if c["kind"] == "headline" for part in _decided(c["check"])
+           if part["fn"] == "select_flat" and part.get("growing")
+           for a in part["algorithms"] if (c["figure"], part["panel"], a) in swept]
+    assert raw == []
