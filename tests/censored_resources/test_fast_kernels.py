@@ -1,18 +1,18 @@
 """The simulation loop's fast kernels make exactly the reference kernels' choices with the same draws.
 
-The reference kernels (the oracle tests/kernel_oracles/censored.py: rcucb_select, ucb_select,
-ts_select, ts_update, with the shared count updates rcucb_update and ucb_update) are the ones checked by
-hand in test_policies.py; the fast ones keep derived terms in extra state rows and skip
-work that cannot change the argmax. Both are driven here through the same random histories; every
+The reference kernels are the paper's printed forms (tests/censored_printed_forms.py, written from the paper:
+rcucb_select, ucb_select, ts_select, ts_update, every index recomputed from the counts each round), with the
+production count updates rcucb_update and ucb_update; test_policies.py checks them by hand. The fast ones keep
+derived terms in extra state rows and skip work that cannot change the argmax. Both are driven here through the same random histories; every
 round's choice and the stream position (tie-breaking and Thompson draws) must agree, and so must
 every evaluated score.
 """
 
+import censored_printed_forms as printed
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kernel_oracles import censored as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import beta_sampler, rcucb
@@ -22,10 +22,10 @@ from banditrepro.environments import censored as ce
 KAPPA = 0.1
 
 KERNELS = {
-    "rcucb": (oracle.rcucb_select, rcucb.rcucb_update, rcucb.rcucb_select_fast, rcucb.rcucb_update_fast,
+    "rcucb": (printed.rcucb_select, rcucb.rcucb_update, rcucb.rcucb_select_fast, rcucb.rcucb_update_fast,
               rcucb.FAST_STATE_ROWS, 4),
-    "ucb": (oracle.ucb_select, cb.ucb_update, cb.ucb_select_fast, cb.ucb_update_fast, cb.UCB_FAST_STATE_ROWS, 2),
-    "ts": (oracle.ts_select, oracle.ts_update, cb.ts_select_fast, cb.ts_update_fast, cb.TS_FAST_STATE_ROWS, 2),
+    "ucb": (printed.ucb_select, cb.ucb_update, cb.ucb_select_fast, cb.ucb_update_fast, cb.UCB_FAST_STATE_ROWS, 2),
+    "ts": (printed.ts_select, printed.ts_update, cb.ts_select_fast, cb.ts_update_fast, cb.TS_FAST_STATE_ROWS, 2),
 }  # select, update (reference); select, update (fast); state rows of the fast form; rows both keep
 
 PARAMS = {
@@ -124,7 +124,7 @@ def test_ts_fast_finishes_the_draws_its_first_attempt_leaves_open():
         ref_state = state[:4].copy()
         ref_scores = np.empty(n_arms * m)
         ref_stream = stream.copy()
-        p_ref = oracle.ts_select(t, ref_state, taus, lam, params, ref_scores, ref_stream)
+        p_ref = printed.ts_select(t, ref_state, taus, lam, params, ref_scores, ref_stream)
         p = cb.ts_select_fast(t, state, taus, lam, params, scores, stream)
         assert p == p_ref and np.array_equal(stream, ref_stream)
         if t > n_arms * m:

@@ -1,16 +1,16 @@
 """RCUCB, its variants and the App. E.1 baselines: hand-computed updates and indices.
 
-The selects (and the Thompson update) checked here are the printed forms kept as the test oracle
-(tests/kernel_oracles/censored.py); test_fast_kernels.py checks that the production kernels make
-their choices with the same draws."""
+The selects (and the Thompson update) checked here are the paper's printed forms, written from the paper
+for the tests (tests/censored_printed_forms.py); test_fast_kernels.py checks that the production fast kernels
+make their choices with the same draws and the same scores."""
 
 import math
 
+import censored_printed_forms as printed
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kernel_oracles import censored as oracle
 from scipy import stats
 
 from banditrepro import rng
@@ -58,7 +58,7 @@ def test_rcucb_initialises_with_the_largest_limit():
     s = fresh(n=3)
     scores = np.empty(9)
     for t in (1, 2, 3):
-        assert oracle.rcucb_select(t, s, TAUS, LAM, rcucb.rcucb_params(), scores, stream()) == (t - 1) * 3 + 2
+        assert printed.rcucb_select(t, s, TAUS, LAM, rcucb.rcucb_params(), scores, stream()) == (t - 1) * 3 + 2
 
 
 def _hand_index(N, G, S, N0, t, lam, unit=False):
@@ -76,15 +76,15 @@ def test_rcucb_index_by_hand():
     scores = np.empty(6)
     t = 40
     for unit in (False, True):
-        choice = oracle.rcucb_select(t, s, TAUS, LAM, rcucb.rcucb_params(unit_bonus=unit), scores, stream())
+        choice = printed.rcucb_select(t, s, TAUS, LAM, rcucb.rcucb_params(unit_bonus=unit), scores, stream())
         expected = [_hand_index(s[0, i, j], s[1, i, j], s[2, i, j], s[3, i, 0], t, LAM[j], unit)
                     for i in range(2) for j in range(3)]
         assert np.allclose(scores, expected)
         assert choice == int(np.argmax(expected))
     # the literal bonus scales with lambda(tau): the tau = 1 pairs get a 10x penalty bonus
-    oracle.rcucb_select(t, s, TAUS, LAM, rcucb.rcucb_params(), scores, stream())
+    printed.rcucb_select(t, s, TAUS, LAM, rcucb.rcucb_params(), scores, stream())
     lit = scores.copy()
-    oracle.rcucb_select(t, s, TAUS, LAM, rcucb.rcucb_params(unit_bonus=True), scores, stream())
+    printed.rcucb_select(t, s, TAUS, LAM, rcucb.rcucb_params(unit_bonus=True), scores, stream())
     assert lit[2] - scores[2] == pytest.approx((10 - 1) * math.sqrt(2 * math.log(t) / 10))
 
 
@@ -95,7 +95,7 @@ def test_rcucb_observable_variant_uses_n_ij():
     s[2] = [[6, 1, 0]]
     s[3, 0, 0] = 10
     scores = np.empty(3)
-    oracle.rcucb_select(30, s, TAUS, LAM, rcucb.rcucb_params(observable=True), scores, stream())
+    printed.rcucb_select(30, s, TAUS, LAM, rcucb.rcucb_params(observable=True), scores, stream())
     e = 2 * math.log(30)
     assert scores[1] == pytest.approx(1 / 4 - 0.05 * 1 / 4 + math.sqrt(e / 4) + 0.05 * math.sqrt(e / 4))
 
@@ -106,7 +106,7 @@ def test_random_tie_breaking_covers_all_maxima():
     s[3, :, 0] = 1
     scores = np.empty(2)
     st_ = stream(5)
-    picks = {oracle.rcucb_select(10, s, np.array([1.0]), np.array([0.0]), rcucb.rcucb_params(), scores, st_)
+    picks = {printed.rcucb_select(10, s, np.array([1.0]), np.array([0.0]), rcucb.rcucb_params(), scores, st_)
              for _ in range(60)}
     assert picks == {0, 1}
 
@@ -135,11 +135,11 @@ def test_ucb_round_robin_then_index():
     scores = np.empty(6)
     p = cb.ucb_params(scale=10.0)
     for t in range(1, 7):
-        assert oracle.ucb_select(t, s, TAUS, LAM, p, scores, stream()) == t - 1
+        assert printed.ucb_select(t, s, TAUS, LAM, p, scores, stream()) == t - 1
     s[0] = [[5, 4, 3], [2, 2, 8]]
     s[1] = [[1.0, -0.5, 2.0], [0.4, -20.0, 1.0]]
     t = 25
-    choice = oracle.ucb_select(t, s, TAUS, LAM, p, scores, stream())
+    choice = printed.ucb_select(t, s, TAUS, LAM, p, scores, stream())
     L = 10.0
     expected = [(s[1, i, j] / s[0, i, j] + L) / (1 + L) + math.sqrt(math.log(t) / (2 * s[0, i, j]))
                 for i in range(2) for j in range(3)]
@@ -166,17 +166,17 @@ def test_ts_updates_every_lower_limit_with_clipped_probability():
     n = 4000
     st_ = stream(3)
     for _ in range(n):
-        oracle.ts_update(1, s, taus, lam, cb.ts_params(scale=10.0), 0, 2, 20.0, 0.3, KAPPA, st_)
+        printed.ts_update(1, s, taus, lam, cb.ts_params(scale=10.0), 0, 2, 20.0, 0.3, KAPPA, st_)
     assert s[0, 0, 1] == n and s[0, 0, 2] == n and s[1, 0, 1] == 0
     assert s[0, 0, 0] + s[1, 0, 0] == n
     assert s[0, 0, 0] / n == pytest.approx(9.98 / 11, abs=4 * math.sqrt(0.09 / n))
     # penalty equal to L gives p = 0
     s2 = fresh(n=1)
-    oracle.ts_update(1, s2, taus, lam, cb.ts_params(scale=10.0), 0, 2, 0.5, 5.0, KAPPA, st_)
+    printed.ts_update(1, s2, taus, lam, cb.ts_params(scale=10.0), 0, 2, 0.5, 5.0, KAPPA, st_)
     assert s2[1, 0, 2] == 1 and s2[0, 0, 2] == 0
     # single-pair reading touches only the played pair
     s3 = fresh(n=1)
-    oracle.ts_update(1, s3, taus, lam, cb.ts_params(single_pair_update=True, scale=10.0), 0, 2, 0.5, 0.1, KAPPA, st_)
+    printed.ts_update(1, s3, taus, lam, cb.ts_params(single_pair_update=True, scale=10.0), 0, 2, 0.5, 0.1, KAPPA, st_)
     assert s3[:2, 0, :2].sum() == 0 and s3[:2, 0, 2].sum() == 1
 
 
@@ -184,7 +184,7 @@ def test_ts_round_robin_initialisation():
     s = fresh(n=2)
     scores = np.empty(6)
     for t in range(1, 7):
-        assert oracle.ts_select(t, s, TAUS, LAM, cb.ts_params(scale=10.0), scores, stream()) == t - 1
+        assert printed.ts_select(t, s, TAUS, LAM, cb.ts_params(scale=10.0), scores, stream()) == t - 1
 
 
 def test_ts_scores_are_draws_from_each_pair_posterior():
@@ -196,7 +196,7 @@ def test_ts_scores_are_draws_from_each_pair_posterior():
     scores = np.empty(3)
     draws = []
     for _ in range(3000):
-        oracle.ts_select(10, s, TAUS, LAM, cb.ts_params(scale=10.0), scores, st_)
+        printed.ts_select(10, s, TAUS, LAM, cb.ts_params(scale=10.0), scores, st_)
         draws.append(scores.copy())
     draws = np.array(draws)
     for j in range(3):
@@ -231,7 +231,7 @@ def test_ucb_index_on_m1_uses_l_equal_10():
     s[1, 0] = [2.0, -9.0 + 0.8]  # pair (0, 0.9): one censored pull (Y = -9), one with Y = 0.8
     scores = np.empty(2)
     t = 50
-    oracle.ucb_select(t, s, taus, lam, cb.ucb_params(scale=10.0), scores, stream())
+    printed.ucb_select(t, s, taus, lam, cb.ucb_params(scale=10.0), scores, stream())
     assert scores[1] == pytest.approx((-8.2 / 2 + 10) / 11 + math.sqrt(math.log(50) / 4))  # = 0.5364 + 0.9890
     assert scores[0] == pytest.approx((0.5 + 10) / 11 + math.sqrt(math.log(50) / 8))
 
@@ -246,7 +246,7 @@ def test_ts_update_on_m1_gives_a_censored_pull_at_0_9_success_probability_1_over
     replay = stream(9)
     expected_successes = 0
     for _ in range(500):
-        oracle.ts_update(1, s, taus, lam, cb.ts_params(single_pair_update=True, scale=10.0), 0, 1, 0.7, 0.95, KAPPA, st_)
+        printed.ts_update(1, s, taus, lam, cb.ts_params(single_pair_update=True, scale=10.0), 0, 1, 0.7, 0.95, KAPPA, st_)
         expected_successes += rng.stream_uniform(replay) <= 1.0 / 11.0
     assert s[0, 0, 1] == expected_successes and s[1, 0, 1] == 500 - expected_successes
     assert 20 < expected_successes < 75  # about 500/11 = 45

@@ -13,9 +13,9 @@ and checks the reading the headline uses, and that its labelled alternative diff
 import math
 from pathlib import Path
 
+import censored_printed_forms as printed
 import numpy as np
 import pytest
-from kernel_oracles import censored as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import censored_baselines as cb
@@ -71,7 +71,7 @@ def test_headline_rcucb_scales_its_penalty_bonus_by_lambda_and_the_reading_does_
         state[2] = 5.0                                           # S
         state[3, :, 0] = 40.0                                    # N0
         scores = np.empty(n * m)
-        oracle.rcucb_select(t, state, sim.taus, sim.lam, sim.policy_params, scores, rng.new_stream(1))
+        printed.rcucb_select(t, state, sim.taus, sim.lam, sim.policy_params, scores, rng.new_stream(1))
         expected = [_hand_index(state, i, j, t, sim.lam[j], unit) for i in range(n) for j in range(m)]
         assert np.allclose(scores, expected, rtol=1e-12)
     # the two forms differ exactly where lambda(tau) != 1: above 0.5, where lambda = 10 tau

@@ -1,5 +1,6 @@
 """Unit tests of the penalized-fairness policies: hand-computed cases, and the production batch loop
-against the engine running the oracle kernels (tests/kernel_oracles/fairness.py)."""
+against the paper's reference (experiments/penalized_fairness/reference.py, written from the paper) run by run,
+pull count by pull count."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-from kernel_oracles import fairness as oracle
 
 from banditrepro import rng
 from banditrepro.algorithms import fairness as fair
@@ -15,17 +15,23 @@ from banditrepro.algorithms.ucb import ucb1
 from banditrepro.engine import StepSimulation
 from banditrepro.environments.finite import gaussian_arms, threshold_gaps
 from banditrepro.experiments.penalized_fairness import builders, loops
+from banditrepro.experiments.penalized_fairness import reference as paper
+
+# The hand cases' state, one (6, K) array: rows N_k, S_k, S_k / N_k, 1 / sqrt(N_k), the LFG queue Q_k and the
+# step's scores (the production selectors take these rows as separate arrays).
+COUNT, SUM, MEAN, INV_SQRT_N, QUEUE, SCRATCH = range(6)
+STATE_ROWS = 6
 
 
 def _state(counts, sums, queues=None):
     counts = np.asarray(counts, dtype=np.float64)
-    state = np.zeros((oracle.STATE_ROWS, counts.size))
-    state[oracle.COUNT] = counts
-    state[oracle.SUM] = sums
-    state[oracle.MEAN] = np.asarray(sums) / counts
-    state[oracle.INV_SQRT_N] = 1.0 / np.sqrt(counts)
+    state = np.zeros((STATE_ROWS, counts.size))
+    state[COUNT] = counts
+    state[SUM] = sums
+    state[MEAN] = np.asarray(sums) / counts
+    state[INV_SQRT_N] = 1.0 / np.sqrt(counts)
     if queues is not None:
-        state[oracle.QUEUE] = queues
+        state[QUEUE] = queues
     return state
 
 
@@ -34,7 +40,7 @@ def _stream(key=7):
 
 
 # The hand cases below check the production selectors (banditrepro.algorithms.fairness, what the
-# batch loop runs) on a state in the oracle's (6, K) layout, whose rows are the production arrays.
+# batch loop runs) on the rows of a (6, K) state.
 
 
 def _production_select(name):
@@ -42,12 +48,12 @@ def _production_select(name):
         if t <= state.shape[1]:  # the batch loop's initialisation rounds
             return t - 1
         radius_scale = math.sqrt(2.0 * math.log(t))
-        count, mean, inv_sqrt_n = state[oracle.COUNT], state[oracle.MEAN], state[oracle.INV_SQRT_N]
-        scores = state[oracle.SCRATCH]
+        count, mean, inv_sqrt_n = state[COUNT], state[MEAN], state[INV_SQRT_N]
+        scores = state[SCRATCH]
         if name == "ht_ucb":
             return fair.ht_ucb_choose(t, count, mean, inv_sqrt_n, params[0], params[1], scores, stream, radius_scale)
         if name == "lfg":
-            return fair.lfg_choose(mean, inv_sqrt_n, state[oracle.QUEUE], params[1, 0], params[2, 0], scores, stream,
+            return fair.lfg_choose(mean, inv_sqrt_n, state[QUEUE], params[1, 0], params[2, 0], scores, stream,
                                    radius_scale)
         return fair.flearn_choose(t, count, mean, inv_sqrt_n, params[0], params[1, 0], scores, stream, radius_scale)
 
@@ -55,10 +61,10 @@ def _production_select(name):
 
 
 def _production_lfg_update(state, params, arm, reward):
-    inv_sqrt_count = 1.0 / math.sqrt(state[oracle.COUNT, arm] + 1.0)
-    fair.record_pull(state[oracle.COUNT], state[oracle.SUM], state[oracle.MEAN], state[oracle.INV_SQRT_N], arm,
+    inv_sqrt_count = 1.0 / math.sqrt(state[COUNT, arm] + 1.0)
+    fair.record_pull(state[COUNT], state[SUM], state[MEAN], state[INV_SQRT_N], arm,
                      reward, inv_sqrt_count)
-    fair.update_queues(state[oracle.QUEUE], params[0], arm)
+    fair.update_queues(state[QUEUE], params[0], arm)
 
 
 HT_UCB_SELECT = _production_select("ht_ucb")
@@ -105,7 +111,7 @@ def test_ht_ucb_threshold_is_strict_not_floored():
 def test_initialisation_pulls_arm_n_in_round_n(select):
     params = np.zeros((fair.PARAM_ROWS, 4))
     params[2] = 1.0
-    state = np.zeros((oracle.STATE_ROWS, 4))
+    state = np.zeros((STATE_ROWS, 4))
     assert [select(t, state, params, _stream()) for t in range(1, 5)] == [0, 1, 2, 3]
 
 
@@ -134,12 +140,12 @@ def test_lfg_queue_update_and_capped_score():
     params = fair.lfg_params(tau, eta0=2.0, rcap=1.0)
     state = _state([4, 4, 3], [1.6, 3.2, 0.9], queues=[0.0, 0.1, 0.0])
     _production_lfg_update(state, params, 0, 0.5)
-    np.testing.assert_allclose(state[oracle.QUEUE], [0.0, 0.4, 0.5])  # max(0 + .2 - 1, 0), .1 + .3, 0 + .5
-    assert state[oracle.COUNT, 0] == 5 and state[oracle.SUM, 0] == pytest.approx(2.1)
+    np.testing.assert_allclose(state[QUEUE], [0.0, 0.4, 0.5])  # max(0 + .2 - 1, 0), .1 + .3, 0 + .5
+    assert state[COUNT, 0] == 5 and state[SUM, 0] == pytest.approx(2.1)
     # round 13: UCBs .42 + 1.0130, .8 + 1.1325 -> capped at 1, .3 + 1.3077; scores = Q + 2 * min(UCB, 1)
     r = math.sqrt(2 * math.log(13))
     ucb = np.minimum(np.array([2.1 / 5 + r / math.sqrt(5), 0.8 + r / 2, 0.3 + r / math.sqrt(3)]), 1.0)
-    scores = state[oracle.QUEUE] + 2.0 * ucb
+    scores = state[QUEUE] + 2.0 * ucb
     assert LFG_SELECT(13, state, params, _stream()) == int(np.argmax(scores)) == 2
 
 
@@ -179,25 +185,54 @@ MEANS = np.array([0.9, 0.7, 0.6, 0.5, 0.4])
 K = MEANS.size
 
 
+def _keys(n_reps, seed):
+    return np.arange(1, n_reps + 1, dtype=np.uint64) * np.uint64(1000003) + np.uint64(seed)
+
+
 def _step_pulls(policy, params, horizon, n_reps=6, seed=3):
     env, env_params = gaussian_arms(MEANS, 1.0 / K)
     sim = StepSimulation(env, env_params, threshold_gaps(MEANS, MEANS.max())[None, :], ("regret",), policy, params)
-    keys = np.arange(1, n_reps + 1, dtype=np.uint64) * np.uint64(1000003) + np.uint64(seed)
+    keys = _keys(n_reps, seed)
     out = sim.run(keys, keys + np.uint64(17), np.array([horizon]))
     return out.pulls[:, 0, :]
+
+
+def _batch_pulls(algorithm, params, horizon, n_reps=6, seed=3):
+    """The production batch loop, Gaussian rewards N(MEANS, 1/K^2), the keys of ``_step_pulls``."""
+    keys = _keys(n_reps, seed)
+    env_kind, env_params = builders.reward_params("gaussian", MEANS, 1.0 / K)
+    return loops.run_batch(algorithm, env_kind, np.repeat(params[None], n_reps, 0), env_params, np.zeros(n_reps, int),
+                           keys, keys + np.uint64(17), np.zeros(n_reps, int), horizon, np.array([horizon]))[:, 0, :]
+
+
+def _paper_pulls(algorithm, tau, value, law, keys, horizon, checkpoints, rcap=1.0, probs=None):
+    """N_k at ``checkpoints`` by the paper's reference (``reference.play``: HT-UCB with A_k = ``value``, Flearn
+    with alpha = ``value``, LFG with eta0 = ``value`` and cap ``rcap``), one replication per key, rewards from
+    the reference's own draws of ``law``, tie coins on the policy key ``key + 17``, sub-stream 0."""
+    code, law_params = paper.reward_law(law, MEANS, probs)
+    tau = np.asarray(tau, dtype=np.float64)
+    out = []
+    for key in keys:
+        rewards = paper.reward_table(code, law_params, np.uint64(key), horizon)
+        out.append(paper.play(paper.POLICY_CODES[algorithm], horizon, tau, np.full(K, float(value)), float(value),
+                              float(value), float(rcap), rewards, np.uint64(key) + np.uint64(17), np.uint64(0),
+                              np.asarray(checkpoints, dtype=np.int64)))
+    return np.stack(out)
 
 
 def test_ht_ucb_with_zero_penalty_is_ucb1():
     kernel, params = ucb1()
     reference = _step_pulls(kernel, params, 2000)
-    ours = _step_pulls(oracle.HT_UCB, fair.ht_ucb_params(np.full(K, 0.1), 0.0), 2000)
+    ours = _batch_pulls("ht_ucb", fair.ht_ucb_params(np.full(K, 0.1), 0.0), 2000)
     np.testing.assert_array_equal(ours, reference)
+    paper_pulls = _paper_pulls("ht_ucb", np.full(K, 0.1), 0.0, "gaussian", _keys(6, 3), 2000, [2000])[:, 0, :]
+    np.testing.assert_array_equal(paper_pulls, reference)
 
 
 def test_flearn_with_huge_alpha_is_ucb1():
     kernel, params = ucb1()
     reference = _step_pulls(kernel, params, 2000)
-    ours = _step_pulls(oracle.FLEARN, fair.flearn_params(np.full(K, 0.1), 1e9), 2000)
+    ours = _batch_pulls("flearn", fair.flearn_params(np.full(K, 0.1), 1e9), 2000)
     np.testing.assert_array_equal(ours, reference)
 
 
@@ -219,17 +254,18 @@ def test_lfg_eta0_zero_is_round_robin():
     assert pulls.sum() == 1003 and pulls.max() - pulls.min() <= 1
 
 
+PAPER_VALUES = {"ht_ucb": 0.25, "flearn": 3.0, "lfg": 40.0}  # A_k, alpha, eta0 (rcap 1)
+
+
 @pytest.mark.parametrize("algorithm", ["ht_ucb", "flearn", "lfg"])
-def test_batch_runner_matches_generic_step_engine(algorithm):
+def test_batch_runner_matches_the_paper_reference(algorithm):
     tau = np.full(K, 0.12)
-    params = {"ht_ucb": fair.ht_ucb_params(tau, 0.25), "flearn": fair.flearn_params(tau, 3.0),
-              "lfg": fair.lfg_params(tau, 40.0)}[algorithm]
+    value = PAPER_VALUES[algorithm]
+    params = {"ht_ucb": fair.ht_ucb_params(tau, value), "flearn": fair.flearn_params(tau, value),
+              "lfg": fair.lfg_params(tau, value)}[algorithm]
     n_reps = 4
-    reference = _step_pulls(oracle.KERNELS[algorithm], params, 1500, n_reps=n_reps)
-    keys = np.arange(1, n_reps + 1, dtype=np.uint64) * np.uint64(1000003) + np.uint64(3)
-    env_kind, env_params = builders.reward_params("gaussian", MEANS, 1.0 / K)
-    ours = loops.run_batch(algorithm, env_kind, np.repeat(params[None], n_reps, 0), env_params, np.zeros(n_reps, int),
-                        keys, keys + np.uint64(17), np.zeros(n_reps, int), 1500, np.array([1500]))[:, 0, :]
+    reference = _paper_pulls(algorithm, tau, value, "gaussian", _keys(n_reps, 3), 1500, [1500])[:, 0, :]
+    ours = _batch_pulls(algorithm, params, 1500, n_reps=n_reps)
     np.testing.assert_array_equal(ours, reference)
 
 
@@ -247,51 +283,52 @@ def test_batch_rows_are_independent_of_grouping_and_fill_missing_checkpoints():
     assert np.all(together[1, 1] == -1) and together[2, 1].sum() == 1000
 
 
-# --- the batch runner against the engine-protocol kernels, every reward model ------------------
+# --- the batch runner against the paper's reference, every reward model ------------------------------
+
+CATEGORICAL_PROBS = np.array([[0.1, 0.1, 0.2, 0.3, 0.3], [0.2, 0.2, 0.2, 0.2, 0.2], [0.3, 0.3, 0.2, 0.1, 0.1],
+                              [0.0, 0.5, 0.5, 0.0, 0.0], [0.05, 0.15, 0.3, 0.3, 0.2]])  # ratings 1..5 (Setting 3)
 
 
 def _reward_model(kind):
-    """(engine EnvironmentKernel, batch env kind, env_params (rows, K)) of MEANS under ``kind``."""
-    from banditrepro.engine import EnvironmentKernel
+    """(batch env kind, env_params (rows, K), probs or None) of MEANS under ``kind``."""
     from banditrepro.environments import finite
 
-    if kind == "categorical":  # ratings 1..5 (Setting 3's reward model)
-        probs = np.array([[0.1, 0.1, 0.2, 0.3, 0.3], [0.2, 0.2, 0.2, 0.2, 0.2], [0.3, 0.3, 0.2, 0.1, 0.1],
-                          [0.0, 0.5, 0.5, 0.0, 0.0], [0.05, 0.15, 0.3, 0.3, 0.2]])
-        env, env_params = finite.categorical_arms(np.arange(1.0, 6.0), probs)
-        return env, "categorical", env_params
+    if kind == "categorical":
+        _, env_params = finite.categorical_arms(np.arange(1.0, 6.0), CATEGORICAL_PROBS)
+        return "categorical", env_params, CATEGORICAL_PROBS
     env_kind, env_params = builders.reward_params(kind, MEANS, 1.0 / K if kind == "gaussian" else None)
-    env = {"gaussian": finite.GAUSSIAN, "bernoulli": finite.BERNOULLI,
-           "beta_johnk": EnvironmentKernel("beta_johnk", loops._beta_johnk_step)}[env_kind]
-    return env, env_kind, env_params[0]
+    return env_kind, env_params[0], None
 
 
-SWEEP_PARAMS = {  # three rows per replication; alpha = 0 and eta0 = 0 tie on most steps
-    "ht_ucb": lambda tau: [fair.ht_ucb_params(tau, a) for a in (0.0, 0.1, 0.6)],
-    "flearn": lambda tau: [fair.flearn_params(tau, a) for a in (0.0, 4.0, 1e9)],
-    "lfg": lambda tau: [fair.lfg_params(tau, e, rcap) for e, rcap in ((0.0, 1.0), (30.0, 1.0), (900.0, 5.0))],
+SWEEP_VALUES = {  # three rows per replication, (value, rcap); alpha = 0 and eta0 = 0 tie on most steps
+    "ht_ucb": [(0.0, 1.0), (0.1, 1.0), (0.6, 1.0)],
+    "flearn": [(0.0, 1.0), (4.0, 1.0), (1e9, 1.0)],
+    "lfg": [(0.0, 1.0), (30.0, 1.0), (900.0, 5.0)],
 }
+PARAMS = {"ht_ucb": lambda tau, v, rcap: fair.ht_ucb_params(tau, v),
+          "flearn": lambda tau, v, rcap: fair.flearn_params(tau, v),
+          "lfg": lambda tau, v, rcap: fair.lfg_params(tau, v, rcap)}
 
 
 @pytest.mark.parametrize("algorithm,reward", [("ht_ucb", "bernoulli"), ("flearn", "beta"), ("lfg", "categorical"),
                                               ("ht_ucb", "beta"), ("flearn", "gaussian"), ("lfg", "bernoulli")])
-def test_batch_sweep_rows_match_the_engine_kernels(algorithm, reward):
+def test_batch_sweep_rows_match_the_paper_reference(algorithm, reward):
     """Sweep-style rows (replications tiled over parameter values, each replication's rewards read
-    from one shared table) give exactly the pull counts of the engine running the oracle's KERNELS one
-    replication and parameter value at a time, at every step (so the same arm in every round,
-    including random tie-breaks)."""
+    from one shared table) give exactly the pull counts of the paper's reference run one replication and
+    parameter value at a time, at every step (so the same arm in every round, including random tie-breaks)."""
     tau = np.full(K, 0.12)
-    params = SWEEP_PARAMS[algorithm](tau)
-    env, env_kind, env_params = _reward_model(reward)
+    values = SWEEP_VALUES[algorithm]
+    params = [PARAMS[algorithm](tau, v, rcap) for v, rcap in values]
+    env_kind, env_params, probs = _reward_model(reward)
     n_reps, horizon = 3, 1200
-    keys = np.arange(1, n_reps + 1, dtype=np.uint64) * np.uint64(1000003) + np.uint64(5)
+    keys = _keys(n_reps, 5)
     reps = np.tile(np.arange(n_reps), len(params))
     ours = loops.run_batch(algorithm, env_kind, np.repeat(np.stack(params), n_reps, axis=0),
-                        np.repeat(env_params[None], n_reps, axis=0), reps, keys[reps], keys[reps] + np.uint64(17),
-                        np.zeros(reps.size, int), horizon, np.arange(1, horizon + 1))
-    for x, p in enumerate(params):
-        sim = StepSimulation(env, env_params, np.zeros((1, K)), ("zero",), oracle.KERNELS[algorithm], p)
-        reference = sim.run(keys, keys + np.uint64(17), np.arange(1, horizon + 1)).pulls
+                           np.repeat(env_params[None], n_reps, axis=0), reps, keys[reps], keys[reps] + np.uint64(17),
+                           np.zeros(reps.size, int), horizon, np.arange(1, horizon + 1))
+    for x, (value, rcap) in enumerate(values):
+        reference = _paper_pulls(algorithm, tau, value, reward, keys, horizon, np.arange(1, horizon + 1), rcap=rcap,
+                                 probs=probs)
         np.testing.assert_array_equal(ours[x * n_reps:(x + 1) * n_reps], reference)
 
 
