@@ -3,7 +3,7 @@
 Same kernel protocol as :mod:`banditrepro.algorithms.rcucb` (``select``/``update`` on a float64
 ``(rows, n_arms, m)`` state; flat pair index i * m + j; arm-major, limits ascending). The simulation
 loop runs the ``*_fast`` kernels below; the printed forms of the selects and of the Thompson update
-are the test oracle ``tests/kernel_oracles/censored.py``.
+are written from the paper in ``tests/censored_printed_forms.py``, the tests' oracle.
 
 Both rescale the virtual-arm reward (eq. 7)
     Y = (R - c(C)) 1{C <= tau} - lambda(tau) 1{C > tau}

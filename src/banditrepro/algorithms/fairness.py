@@ -23,8 +23,8 @@ each array argument became a variable of the batch loop that numba incremented a
 atomically around every step, which cost 10-45% of the loop (issue 41). (Measured earlier, inlined: one
 more level, a ``choose_arm`` dispatching to the three selectors, made the loop about 17% slower, so the
 loop dispatches itself.) The loop draws rewards, so it lives with the paper (algorithms/ imports
-no environment). ``tests/kernel_oracles/fairness.py`` keeps an independent engine-protocol form of
-the three policies that the tests compare these with, step for step.
+no environment). ``tests/penalized_fairness/test_policies.py`` compares it, pull for pull, with the paper's
+reference implementation (``experiments/penalized_fairness/reference.py``).
 
 ``params`` is a float64 (3, K) array:
 

@@ -12,8 +12,8 @@ is :mod:`banditrepro.experiments.censored_resources.loops`):
 ``state`` is float64 ``(rows, n_arms, m)``, zero at the start of a replication (rows 0-3 as below,
 then the fast kernels' derived rows); ``taus`` is the increasing grid, ``lam`` the penalty lambda(tau)
 on it. The simulation loop runs ``rcucb_select_fast`` / ``rcucb_update_fast``; the printed form of
-the select, every index recomputed each round, is the test oracle
-``tests/kernel_oracles/censored.py``.
+the select, every index recomputed each round, is written from the paper's equations in
+``tests/censored_printed_forms.py``, the tests' oracle.
 
 RCUCB state rows: 0 N[i, j] (pulls of i with tau_s >= tau_j), 1 G[i, j] (sum of
 (R - c(C)) 1{C <= tau_j} over those pulls), 2 S[i, j] (pulls of i with C > tau_j), 3 N0[i] (all
@@ -75,7 +75,7 @@ def rcucb_update(t, state, taus, lam, params, arm, j_played, reward, consumption
 # after its update. Per pair: the same bound with this round's r. Each round ``select`` scans the
 # arms in order, skips an arm whose bound is below the running maximum of the scan, checks the pairs
 # of the others by their own bounds and evaluates the printed expression, with the same
-# floating-point operations as the printed select (the test oracle ``tests/kernel_oracles/censored.rcucb_select``),
+# floating-point operations as the printed select (the printed form in ``tests/censored_printed_forms.py``),
 # only for pairs whose bound reaches the running maximum. A pair below the running maximum can
 # neither become the maximum nor tie with it, so the choice and the tie-breaking draws are exactly
 # those of the printed select (tests/censored_resources/test_fast_kernels.py checks choices, scores

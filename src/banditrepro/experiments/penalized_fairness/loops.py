@@ -140,8 +140,8 @@ def run_rows(algorithm, env_kind, pol_params, env_params, env_rows, noise_keys, 
     Every step is a selector of :mod:`banditrepro.algorithms.fairness` (``ht_ucb_choose``,
     ``lfg_choose``, ``flearn_choose``; rounds 1..K pull arm t), a reward from the table, and
     ``record_pull`` (and LFG's ``update_queues``), each a call without reference counting.
-    ``tests/penalized_fairness`` compares the pull counts with the engine running the oracle kernels
-    of ``tests/kernel_oracles/fairness.py``.
+    ``tests/penalized_fairness/test_policies.py`` compares the pull counts with the paper's reference
+    implementation (``experiments/penalized_fairness/reference.py``).
     """
     n_rows = pol_params.shape[0]
     n_arms = pol_params.shape[2]
